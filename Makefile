@@ -1,0 +1,89 @@
+# gpuops.cluster: the two commands are `make lab` and `make test`.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+export PATH := $(CURDIR)/$(BIN):$(PATH)
+export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+MOLECULE_SCENARIOS ?= slurm slurm_trixie
+
+.PHONY: help venv host images lab lab-down lint sanity units pytest molecule dist dist-test test bench clean
+
+help:
+	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
+	@echo "make lab-down  remove the lab"
+	@echo "make test      lint, ansible-test sanity+units, pytest, dist test, every Molecule scenario"
+	@echo "make dist      build the collection tarball into dist/"
+	@echo "make bench     measure converge / re-run / --check against the shell-loop floor"
+
+# Python tools, pinned in requirements-dev.txt; rebuilt when it changes.
+$(VENV)/.stamp: requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# The checkout, seen as the installed collection gpuops.cluster (ansible.cfg).
+.build/collections/ansible_collections/gpuops/cluster:
+	mkdir -p .build/collections/ansible_collections/gpuops
+	ln -sfn ../../../.. $@
+
+venv: $(VENV)/.stamp .build/collections/ansible_collections/gpuops/cluster
+
+# Docker daemon, apt cache, base images: each step is a no-op when done.
+host:
+	tools/ensure-docker.sh
+	tools/apt-cache.sh
+
+images: host
+	tools/build-images.sh
+
+lab: venv images
+	tools/lab.sh up
+	$(BIN)/ansible-playbook site.yml -i inventory/lab
+	@echo
+	docker exec lab-ctl sinfo
+	@echo
+	@echo "The lab is up. Submit a job from the controller:"
+	@echo "  docker exec -it lab-ctl srun -N2 hostname"
+	@echo "  docker exec -it lab-ctl srun --gres=gpu:1 env | grep CUDA_VISIBLE_DEVICES"
+	@echo "  docker exec -it lab-ctl bash -c 'sbatch --wrap \"hostname; sleep 5\" && squeue'"
+	@echo "Remove it with: make lab-down"
+
+lab-down:
+	tools/lab.sh down
+
+lint: venv
+	$(BIN)/yamllint .
+	$(BIN)/ansible-lint
+
+sanity: venv
+	tools/ansible-test.sh sanity
+
+units: venv
+	tools/ansible-test.sh units
+
+pytest: venv
+	$(BIN)/pytest -q tests/preflight
+
+dist: venv
+	rm -rf dist && mkdir -p dist
+	$(BIN)/ansible-galaxy collection build --force --output-path dist .
+
+# Install the tarball into an empty folder and run a play that uses the
+# roles by FQCN against containers: how other infra repos consume us.
+dist-test: dist images
+	tests/dist/run.sh
+
+molecule: venv images
+	for s in $(MOLECULE_SCENARIOS); do $(BIN)/molecule test -s $$s || exit 1; done
+
+test: venv lint sanity units pytest dist-test molecule
+	@echo "make test: all parts passed"
+
+bench: venv images
+	bench/slurm_converge.sh
+
+clean: lab-down
+	rm -rf .build dist

@@ -1,0 +1,29 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""stale_files: the wanted files a find result shows out of date (docs: stale_files.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils._file_state import (
+    FileStateError,
+    stale_entries,
+)
+
+
+def stale_files(wanted, found):
+    """The entries of wanted that differ from the find result found."""
+    try:
+        return stale_entries(wanted, found)
+    except FileStateError as exc:
+        raise AnsibleFilterError("stale_files: %s" % exc)
+
+
+class FilterModule(object):
+    """Ansible filters over a find result."""
+
+    def filters(self):
+        return {"stale_files": stale_files}

@@ -1,0 +1,190 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: host_probe
+short_description: Read users, groups, packages and services in one call
+version_added: 0.1.0
+description:
+  - Reports, without changing anything, whether users and groups exist (with their ids), whether
+    packages are installed (dpkg or rpm) and whether systemd services are active and enabled.
+  - The roles run it once per host and then call M(ansible.builtin.user), M(ansible.builtin.apt),
+    M(ansible.builtin.service) and friends only for what differs, so an up-to-date host costs one
+    remote call instead of one per item. Those modules still make every change.
+author:
+  - gpuops.cluster contributors
+options:
+  users:
+    description: User names to look up.
+    type: list
+    elements: str
+    default: []
+  groups:
+    description: Group names to look up.
+    type: list
+    elements: str
+    default: []
+  packages:
+    description: Package names to look up with dpkg-query or rpm.
+    type: list
+    elements: str
+    default: []
+  services:
+    description: systemd service names to look up.
+    type: list
+    elements: str
+    default: []
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: none
+notes:
+  - Package lookups need C(dpkg-query) or C(rpm); service lookups need C(systemctl). A lookup whose
+    tool is missing fails with the reason.
+"""
+
+EXAMPLES = r"""
+- name: Look at what the Slurm roles manage
+  gpuops.cluster.host_probe:
+    users: [slurm, munge]
+    groups: [slurm, munge]
+    packages: [slurmd, munge]
+    services: [munge, slurmd]
+  register: probe
+
+- name: Install only when something is missing
+  ansible.builtin.apt:
+    name: [slurmd, munge]
+  when: not (probe.packages.values() | list is all)
+"""
+
+RETURN = r"""
+users:
+  description: For each user asked for, C(exists), and C(uid), C(gid), C(home) and C(shell) when it exists.
+  returned: always
+  type: dict
+  sample: {"slurm": {"exists": true, "uid": 64030, "gid": 64030, "home": "/nonexistent", "shell": "/usr/sbin/nologin"}}
+groups:
+  description: For each group asked for, C(exists), and C(gid) when it exists.
+  returned: always
+  type: dict
+  sample: {"slurm": {"exists": true, "gid": 64030}}
+packages:
+  description: For each package asked for, whether it is installed.
+  returned: always
+  type: dict
+  sample: {"slurmd": true, "munge": false}
+services:
+  description: For each service asked for, C(loaded), C(active), C(enabled) and the systemd C(state).
+  returned: always
+  type: dict
+  sample: {"munge": {"loaded": true, "active": true, "enabled": true, "state": "active"}}
+"""
+
+import grp
+import pwd
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
+    HostProbeError,
+    parse_dpkg_query,
+    parse_rpm_query,
+    parse_systemctl_show,
+)
+
+
+def _users(names):
+    result = {}
+    for name in names:
+        try:
+            entry = pwd.getpwnam(name)
+        except KeyError:
+            result[name] = {"exists": False}
+            continue
+        result[name] = {"exists": True, "uid": entry.pw_uid, "gid": entry.pw_gid,
+                        "home": entry.pw_dir, "shell": entry.pw_shell}
+    return result
+
+
+def _groups(names):
+    result = {}
+    for name in names:
+        try:
+            entry = grp.getgrnam(name)
+        except KeyError:
+            result[name] = {"exists": False}
+            continue
+        result[name] = {"exists": True, "gid": entry.gr_gid}
+    return result
+
+
+def _run(module, argv, ok_rcs=(0,)):
+    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
+    if rc not in ok_rcs:
+        module.fail_json(msg="%s failed: %s" % (argv[0], (err or out).strip().splitlines()[-1:] or "no output"),
+                         cmd=argv, rc=rc, stdout=out, stderr=err)
+    return out
+
+
+def _packages(module, names):
+    if not names:
+        return {}
+    dpkg = module.get_bin_path("dpkg-query")
+    if dpkg:
+        # rc 1: some package is unknown to dpkg (it then prints nothing for it).
+        out = _run(module, [dpkg, "-W", "-f", "${Package} ${db:Status-Status}\\n"] + names, ok_rcs=(0, 1))
+        return parse_dpkg_query(out, names)
+    rpm = module.get_bin_path("rpm")
+    if rpm:
+        out = _run(module, [rpm, "-q", "--qf", "%{NAME}\\n"] + names, ok_rcs=tuple(range(0, 256)))
+        return parse_rpm_query(out, names)
+    module.fail_json(msg="host_probe: neither dpkg-query nor rpm is installed; cannot look up packages %s" % ", ".join(names))
+
+
+def _services(module, names):
+    if not names:
+        return {}
+    systemctl = module.get_bin_path("systemctl", required=True)
+    units = [n if "." in n else n + ".service" for n in names]
+    out = _run(module, [systemctl, "show", "-p", "Id", "-p", "LoadState", "-p", "ActiveState", "-p", "UnitFileState"] + units)
+    found = parse_systemctl_show(out)
+    result = {}
+    for name in names:
+        key = name[: -len(".service")] if name.endswith(".service") else name
+        result[name] = found.get(key, {"loaded": False, "active": False, "enabled": False, "state": "unknown"})
+    return result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            users=dict(type="list", elements="str", default=[]),
+            groups=dict(type="list", elements="str", default=[]),
+            packages=dict(type="list", elements="str", default=[]),
+            services=dict(type="list", elements="str", default=[]),
+        ),
+        supports_check_mode=True,
+    )
+    try:
+        result = dict(
+            changed=False,
+            users=_users(module.params["users"]),
+            groups=_groups(module.params["groups"]),
+            packages=_packages(module, module.params["packages"]),
+            services=_services(module, module.params["services"]),
+        )
+    except HostProbeError as exc:
+        module.fail_json(msg="host_probe: %s" % exc)
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

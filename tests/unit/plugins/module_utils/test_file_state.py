@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import hashlib
+
+import pytest
+
+from ansible_collections.gpuops.cluster.plugins.module_utils._file_state import (
+    FileStateError,
+    content_checksum,
+    stale_entries,
+)
+
+CONF = "ClusterName=lab\n"
+# What ansible.builtin.find returns (trimmed to the fields we read).
+FOUND = {
+    "files": [
+        {"path": "/etc/slurm", "isdir": True, "isreg": False, "mode": "0755", "pw_name": "root", "gr_name": "root"},
+        {"path": "/etc/slurm/slurm.conf", "isdir": False, "isreg": True, "mode": "0644",
+         "pw_name": "root", "gr_name": "root", "checksum": hashlib.sha1(CONF.encode()).hexdigest()},
+    ]
+}
+
+
+def test_checksum_is_sha1_of_utf8():
+    assert content_checksum("é\n") == hashlib.sha1("é\n".encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "wanted, stale",
+    [
+        ({"path": "/etc/slurm/slurm.conf", "content": CONF, "owner": "root", "group": "root", "mode": "0644"}, False),
+        ({"path": "/etc/slurm/slurm.conf", "content": CONF + "x", "mode": "0644"}, True),
+        ({"path": "/etc/slurm/slurm.conf", "content": CONF, "mode": "0600"}, True),
+        ({"path": "/etc/slurm/slurm.conf", "content": CONF, "owner": "slurm"}, True),
+        ({"path": "/etc/slurm/slurm.conf", "content": CONF, "group": "slurm"}, True),
+        ({"path": "/etc/slurm/slurm.conf", "state": "directory"}, True),
+        ({"path": "/etc/slurm/", "state": "directory", "mode": "755", "owner": "root"}, False),
+        ({"path": "/etc/slurm", "state": "file"}, True),
+        ({"path": "/etc/slurm/gres.conf", "content": ""}, True),
+        ({"path": "/etc/slurm/slurm.conf"}, False),
+        ({"path": "/etc/slurm/slurm.conf", "state": "absent"}, True),
+        ({"path": "/etc/slurm/gres.conf", "state": "absent"}, False),
+    ],
+)
+def test_stale(wanted, stale):
+    assert stale_entries([wanted], FOUND) == ([wanted] if stale else [])
+
+
+def test_keeps_order_and_accepts_files_list():
+    wanted = [{"path": "/b", "state": "directory"}, {"path": "/etc/slurm", "state": "directory"}, {"path": "/a"}]
+    assert stale_entries(wanted, FOUND["files"]) == [wanted[0], wanted[2]]
+
+
+@pytest.mark.parametrize(
+    "wanted, found, message",
+    [
+        ([{"owner": "root"}], FOUND, "each wanted entry needs a path: {'owner': 'root'}"),
+        ([{"path": "/x", "state": "link"}], FOUND, "state 'link' for /x: use file, directory or absent"),
+        ([{"path": "/etc/slurm", "state": "directory", "mode": "rw"}], FOUND, "mode 'rw' is not an octal string such as '0644'"),
+        ("/etc", FOUND, "expected a list of wanted entries, got str"),
+        ([], "nope", "expected the find result or its files list, got str"),
+        ([], [{"mode": "0644"}], "find entry without a path: {'mode': '0644'}"),
+    ],
+)
+def test_errors(wanted, found, message):
+    with pytest.raises(FileStateError) as exc:
+        stale_entries(wanted, found)
+    assert str(exc.value) == message

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The container lab: `tools/lab.sh up` starts the containers that
+# inventory/lab describes and gives the compute nodes simulated GPUs;
+# `tools/lab.sh down` removes them. Called by `make lab` / `make lab-down`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NET=gpuops-lab
+SUBNET=172.31.250.0/24
+GATEWAY=172.31.250.1
+IMAGE=${GPUOPS_LAB_IMAGE:-gpuops-lab:bookworm}
+CTL=(lab-ctl)
+COMPUTE=(lab-gpu01 lab-gpu02)
+
+log() { printf '[lab] %s\n' "$*"; }
+
+run_container() {  # name
+  docker run -d --name "$1" --hostname "$1" --network "$NET" \
+    --label gpuops.lab=1 \
+    --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+    -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock \
+    "$IMAGE" /sbin/init >/dev/null
+}
+
+up() {
+  docker network inspect "$NET" >/dev/null 2>&1 \
+    || docker network create --subnet "$SUBNET" --gateway "$GATEWAY" "$NET" >/dev/null
+  for c in "${CTL[@]}" "${COMPUTE[@]}"; do
+    if [ "$(docker inspect -f '{{.State.Running}}' "$c" 2>/dev/null)" = "true" ]; then
+      log "$c is running"
+    else
+      docker rm -f "$c" >/dev/null 2>&1 || true
+      run_container "$c"
+      log "started $c"
+    fi
+  done
+  for c in "${CTL[@]}" "${COMPUTE[@]}"; do
+    for _ in $(seq 1 30); do
+      state=$(docker exec "$c" systemctl is-system-running 2>/dev/null || true)
+      case "$state" in running|degraded) break ;; esac
+      sleep 1
+    done
+  done
+  .venv/bin/ansible-playbook -i inventory/lab tests/lab/simulate_gpus.yml
+}
+
+down() {
+  for c in "${CTL[@]}" "${COMPUTE[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+  docker network rm "$NET" >/dev/null 2>&1 || true
+  log "lab removed"
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac
