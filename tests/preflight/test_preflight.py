@@ -1,0 +1,107 @@
+"""The Slurm preflight rejects bad input with a message naming the variable and the fix.
+
+Each case writes an inventory of local-connection hosts (this machine stands in
+for every node, so facts are real) and runs playbooks/slurm.yml with
+--tags preflight --check: nothing on the machine changes.
+"""
+
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+PLAYBOOK = REPO / "playbooks" / "slurm.yml"
+
+
+def _inventory(controllers, computes, all_vars=None, host_vars=None):
+    host_vars = host_vars or {}
+    local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
+
+    def hosts(names):
+        return {name: dict(local, **host_vars.get(name, {})) for name in names}
+
+    children = {}
+    if controllers is not None:
+        children["slurm_controller"] = {"hosts": hosts(controllers)}
+    children["slurm_compute"] = {"hosts": hosts(computes)}
+    return {"all": {"vars": all_vars or {}, "children": children}}
+
+
+def run_preflight(tmp_path, inventory):
+    inv = tmp_path / "hosts.yml"
+    inv.write_text(yaml.safe_dump(inventory))
+    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1")
+    bin_dir = pathlib.Path(sys.executable).parent
+    proc = subprocess.run(
+        [str(bin_dir / "ansible-playbook"), "-i", str(inv), str(PLAYBOOK), "--tags", "preflight", "--check"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+def test_valid_inventory_passes(tmp_path):
+    rc, out = run_preflight(tmp_path, _inventory(["ctl"], ["gpu01", "gpu02"]))
+    assert rc == 0, out
+    assert "failed=0" in out
+
+
+@pytest.mark.parametrize(
+    "inventory, expected",
+    [
+        pytest.param(
+            _inventory(None, ["gpu01"]),
+            "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. "
+            "Add the host that runs slurmctld to it.",
+            id="no-controller",
+        ),
+        pytest.param(
+            _inventory(["ctl", "gpu01"], ["gpu01"]),
+            "gpu01 in both slurm_controller (slurm_controller_group) and slurm_compute (slurm_compute_group): "
+            "the controller stays a separate host. Remove it from one group.",
+            id="host-in-both-groups",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_partitions": [{"name": "debug", "nodes": ["gpu01", "gpu99"]}]}),
+            "slurm_partitions: partition debug names gpu99, not in the slurm_compute group (gpu01). "
+            "Fix the node names or add the hosts to the group.",
+            id="partition-unknown-node",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_config": {"SlurmctlPort": 6817}}),
+            "slurm_config: 'SlurmctlPort' is not a slurm.conf key in Slurm",
+            id="unknown-slurm-conf-key",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_series": "24.11", "slurm_cgroup_config": {"TaskAffinity": "yes"}}),
+            "slurm_cgroup_config: 'TaskAffinity' was removed in Slurm 21.08 and is rejected by the installed Slurm 24.11",
+            id="version-removed-cgroup-key",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_series": "24.11", "slurm_config": {"SlurmctldPlugstack": "x"}}),
+            "slurm_config: 'SlurmctldPlugstack' was removed in Slurm 24.11",
+            id="key-removed-between-22.05-and-24.11",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], host_vars={"gpu01": {"slurm_node_real_memory": 99999999}}),
+            "slurm_node_real_memory for gpu01 is 99999999 MB but the node has",
+            id="real-memory-above-node",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_munge_key": "short"}),
+            "slurm_munge_key is 5 characters long; munge needs at least 32.",
+            id="munge-key-too-short",
+        ),
+    ],
+)
+def test_preflight_rejects(tmp_path, inventory, expected):
+    rc, out = run_preflight(tmp_path, inventory)
+    assert rc != 0, out
+    assert expected in _flat(out), out
