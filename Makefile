@@ -65,7 +65,7 @@ units: venv
 	tools/ansible-test.sh units
 
 pytest: venv
-	$(BIN)/pytest -q tests/preflight
+	$(BIN)/pytest -q tests/preflight tests/roles
 
 dist: venv
 	rm -rf dist && mkdir -p dist

@@ -43,6 +43,9 @@ for suite in "${suites[@]}"; do
   log "building ${image} (recipe ${recipe})"
   tmp=$(mktemp -d)
   start=$(date +%s)
+  # The hooks' "$1" is the root file system mmdebstrap passes them, so it
+  # stays single-quoted here.
+  # shellcheck disable=SC2016
   # The image keeps the plain archive URL in its sources; the apt proxy is
   # configured by the collection's package_proxy role, as on a real site.
   # Keep the package lists, as an installed server has them.

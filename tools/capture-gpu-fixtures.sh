@@ -28,6 +28,7 @@ cap lscpu-p txt lscpu -p=CPU,CORE,SOCKET,NODE
 cap meminfo txt head -n 3 /proc/meminfo
 cap ibstat txt ibstat
 cap ibv_devinfo txt ibv_devinfo -v
+# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 cap sys-class-infiniband txt sh -c 'ls -l /sys/class/infiniband/ 2>&1; for p in /sys/class/infiniband/*/ports/*; do echo "$p"; for f in state phys_state rate link_layer; do printf "  %s: %s\n" "$f" "$(cat "$p/$f" 2>/dev/null)"; done; done'
 cap slurmd-C txt slurmd -C
 

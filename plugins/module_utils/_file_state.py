@@ -67,6 +67,8 @@ def is_stale(wanted, have):
     path = str(wanted["path"]).rstrip("/") or "/"
     entry = have.get(path)
     state = wanted.get("state", "file")
+    if state not in ("file", "directory", "absent"):
+        raise FileStateError("state %r for %s: use file, directory or absent" % (state, path))
     if state == "absent":
         return entry is not None
     if entry is None:
@@ -74,14 +76,12 @@ def is_stale(wanted, have):
     if state == "directory":
         if not entry.get("isdir", False):
             return True
-    elif state == "file":
+    else:
         if not entry.get("isreg", False):
             return True
         if "content" in wanted and wanted["content"] is not None:
             if entry.get("checksum") != content_checksum(wanted["content"]):
                 return True
-    else:
-        raise FileStateError("state %r for %s: use file, directory or absent" % (state, path))
     if wanted.get("owner") is not None and entry.get("pw_name") != str(wanted["owner"]):
         return True
     if wanted.get("group") is not None and entry.get("gr_name") != str(wanted["group"]):

@@ -19,7 +19,7 @@ description:
     M(ansible.builtin.service) and friends only for what differs, so an up-to-date host costs one
     remote call instead of one per item. Those modules still make every change.
 author:
-  - gpuops.cluster contributors
+  - gpuops.cluster contributors (@gpuops)
 options:
   users:
     description: User names to look up.
@@ -43,8 +43,10 @@ options:
     default: []
 attributes:
   check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - Package lookups need C(dpkg-query) or C(rpm); service lookups need C(systemctl). A lookup whose
