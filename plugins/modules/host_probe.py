@@ -10,11 +10,12 @@ __metaclass__ = type
 DOCUMENTATION = r"""
 ---
 module: host_probe
-short_description: Read users, groups, packages and services in one call
+short_description: Read users, groups, packages, services and files in one call
 version_added: 0.1.0
 description:
   - Reports, without changing anything, whether users and groups exist (with their ids), whether
-    packages are installed (dpkg or rpm) and whether systemd services are active and enabled.
+    packages are installed (dpkg or rpm), whether systemd services are active and enabled, and the
+    type, owner, mode and checksum of files and directories.
   - The roles run it once per host and then call M(ansible.builtin.user), M(ansible.builtin.apt),
     M(ansible.builtin.service) and friends only for what differs, so an up-to-date host costs one
     remote call instead of one per item. Those modules still make every change.
@@ -41,6 +42,14 @@ options:
     type: list
     elements: str
     default: []
+  paths:
+    description:
+      - Paths to look at. Those that exist are reported in RV(files) with type, owner, group, mode and,
+        for regular files, the SHA-1 of their content (as M(ansible.builtin.find) reports them, so the
+        C(gpuops.cluster.stale_files) filter reads either).
+    type: list
+    elements: path
+    default: []
 attributes:
   check_mode:
     description: Can run in check_mode and return changed status prediction without modifying target.
@@ -60,6 +69,7 @@ EXAMPLES = r"""
     groups: [slurm, munge]
     packages: [slurmd, munge]
     services: [munge, slurmd]
+    paths: [/etc/slurm/slurm.conf]
   register: probe
 
 - name: Install only when something is missing
@@ -89,10 +99,21 @@ services:
   returned: always
   type: dict
   sample: {"munge": {"loaded": true, "active": true, "enabled": true, "state": "active"}}
+files:
+  description: One entry per existing path asked for, with C(path), C(isdir), C(isreg), C(islnk), C(mode), C(uid), C(gid),
+    C(pw_name), C(gr_name) and, for regular files, C(checksum) (SHA-1).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"path": "/etc/slurm/slurm.conf", "isdir": false, "isreg": true, "islnk": false, "mode": "0644",
+            "uid": 0, "gid": 0, "pw_name": "root", "gr_name": "root", "checksum": "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed"}]
 """
 
 import grp
+import hashlib
+import os
 import pwd
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
@@ -165,6 +186,44 @@ def _services(module, names):
     return result
 
 
+def _name(lookup, ident):
+    try:
+        return lookup(ident)[0]
+    except KeyError:
+        return str(ident)
+
+
+def _files(module, paths):
+    result = []
+    for path in paths:
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        entry = {
+            "path": path,
+            "isdir": stat.S_ISDIR(st.st_mode),
+            "isreg": stat.S_ISREG(st.st_mode),
+            "islnk": stat.S_ISLNK(st.st_mode),
+            "mode": "%04o" % stat.S_IMODE(st.st_mode),
+            "uid": st.st_uid,
+            "gid": st.st_gid,
+            "pw_name": _name(pwd.getpwuid, st.st_uid),
+            "gr_name": _name(grp.getgrgid, st.st_gid),
+        }
+        if entry["isreg"]:
+            digest = hashlib.sha1()
+            try:
+                with open(path, "rb") as handle:
+                    for block in iter(lambda: handle.read(65536), b""):
+                        digest.update(block)
+            except (IOError, OSError) as exc:
+                module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
+            entry["checksum"] = digest.hexdigest()
+        result.append(entry)
+    return result
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -172,6 +231,7 @@ def main():
             groups=dict(type="list", elements="str", default=[]),
             packages=dict(type="list", elements="str", default=[]),
             services=dict(type="list", elements="str", default=[]),
+            paths=dict(type="list", elements="path", default=[]),
         ),
         supports_check_mode=True,
     )
@@ -182,6 +242,7 @@ def main():
             groups=_groups(module.params["groups"]),
             packages=_packages(module, module.params["packages"]),
             services=_services(module, module.params["services"]),
+            files=_files(module, module.params["paths"]),
         )
     except HostProbeError as exc:
         module.fail_json(msg="host_probe: %s" % exc)

@@ -1,0 +1,193 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: file_bundle
+short_description: Manage several small files and directories in one call
+version_added: 0.1.0
+description:
+  - Makes a list of directories, small text files (content given inline) and absent paths match what
+    is asked, in order, in one remote call. Each file is written atomically and only when its content
+    differs; owner, group and mode are set only when they differ.
+  - The Slurm roles use it for configuration files that notify the same handler. One call instead of
+    three or four per file matters on a first converge, where every file is new.
+author:
+  - gpuops.cluster contributors (@gpuops)
+options:
+  files:
+    description: The entries, applied in order (create a directory before the files in it).
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      path:
+        description: Absolute path.
+        type: path
+        required: true
+      state:
+        description:
+          - V(file) writes O(files[].content) (or, without content, only sets the attributes of an
+            existing file); V(directory) creates one directory level; V(absent) removes a file or an empty
+            directory.
+        type: str
+        choices: [file, directory, absent]
+        default: file
+      content:
+        description: Text the file must hold. Omit it to manage only the attributes of an existing file.
+        type: str
+      owner:
+        description: Owner name.
+        type: str
+      group:
+        description: Group name.
+        type: str
+      mode:
+        description: Mode as an octal string such as V(0644).
+        type: str
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: full
+notes:
+  - Use C(no_log) on the task when a content is secret (the munge key), since diff mode shows contents.
+"""
+
+EXAMPLES = r"""
+- name: Write slurm.conf and cgroup.conf in one call
+  gpuops.cluster.file_bundle:
+    files:
+      - {path: /etc/slurm, state: directory, owner: root, group: root, mode: "0755"}
+      - {path: /etc/slurm/slurm.conf, content: "{{ slurm_conf }}", owner: root, group: root, mode: "0644"}
+      - {path: /etc/slurm/cgroup.conf, content: "{{ cgroup_conf }}", owner: root, group: root, mode: "0644"}
+  notify: reconfigure slurm
+"""
+
+RETURN = r"""
+changed_paths:
+  description: The paths that were (or in check mode would be) created, changed or removed.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/etc/slurm/slurm.conf"]
+"""
+
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+
+
+def _attrs(module, entry, path):
+    return module.load_file_common_arguments(
+        dict(path=path, owner=entry.get("owner"), group=entry.get("group"), mode=entry.get("mode"))
+    )
+
+
+def _write_file(module, path, data):
+    directory = os.path.dirname(path) or "/"
+    if not os.path.isdir(directory):
+        module.fail_json(msg="file_bundle: %s: directory %s does not exist; list it before the file" % (path, directory))
+    fd, tmp = tempfile.mkstemp(prefix=".file_bundle.", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        module.atomic_move(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _apply(module, entry, diffs):
+    path = entry["path"]
+    state = entry["state"]
+    check = module.check_mode
+    changed = False
+    if state == "absent":
+        if os.path.lexists(path):
+            diffs.append(dict(before_header=path, after_header=path, before="present\n", after="absent\n"))
+            if not check:
+                if os.path.isdir(path) and not os.path.islink(path):
+                    os.rmdir(path)
+                else:
+                    os.unlink(path)
+            return True
+        return False
+    if state == "directory":
+        if not os.path.isdir(path):
+            if os.path.lexists(path):
+                module.fail_json(msg="file_bundle: %s exists and is not a directory" % path)
+            diffs.append(dict(before_header=path, after_header=path, before="absent\n", after="directory\n"))
+            changed = True
+            if check:
+                return True
+            os.mkdir(path)
+    else:
+        content = entry.get("content")
+        exists = os.path.exists(path)
+        if exists and not os.path.isfile(path):
+            module.fail_json(msg="file_bundle: %s exists and is not a regular file" % path)
+        if content is None:
+            if not exists:
+                module.fail_json(msg="file_bundle: %s does not exist and no content was given for it" % path)
+        else:
+            data = to_bytes(content, errors="surrogate_or_strict")
+            before = b""
+            if exists:
+                with open(path, "rb") as handle:
+                    before = handle.read()
+            if not exists or before != data:
+                diffs.append(dict(before_header=path, after_header=path,
+                                  before=to_text(before, errors="surrogate_or_replace"),
+                                  after=to_text(data, errors="surrogate_or_replace")))
+                changed = True
+                if check and not exists:
+                    return True
+                if not check:
+                    _write_file(module, path, data)
+    return module.set_fs_attributes_if_different(_attrs(module, entry, path), changed)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            files=dict(
+                type="list", elements="dict", required=True,
+                options=dict(
+                    path=dict(type="path", required=True),
+                    state=dict(type="str", default="file", choices=["file", "directory", "absent"]),
+                    content=dict(type="str"),
+                    owner=dict(type="str"),
+                    group=dict(type="str"),
+                    mode=dict(type="str"),
+                ),
+            ),
+        ),
+        supports_check_mode=True,
+    )
+    changed_paths = []
+    diffs = []
+    for entry in module.params["files"]:
+        try:
+            if _apply(module, entry, diffs):
+                changed_paths.append(entry["path"])
+        except (IOError, OSError) as exc:
+            module.fail_json(msg="file_bundle: %s: %s" % (entry["path"], to_native(exc)), changed_paths=changed_paths)
+    result = dict(changed=bool(changed_paths), changed_paths=changed_paths)
+    if module._diff:
+        result["diff"] = diffs
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()
