@@ -4,7 +4,8 @@
 # two fresh containers, and check that Slurm runs a job there.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-tarball=$(ls "$repo"/dist/gpuops-cluster-*.tar.gz | head -n 1)
+tarball=$(find "$repo/dist" -maxdepth 1 -name 'gpuops-cluster-*.tar.gz' | head -n 1)
+[ -n "$tarball" ] || { echo '[dist-test] no tarball in dist/: run make dist' >&2; exit 1; }
 work=$(mktemp -d)
 NET=gpuops-dist
 CTL=dist-ctl
