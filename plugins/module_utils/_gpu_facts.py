@@ -1,0 +1,723 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Parsers and derivations for the gpu_facts module.
+
+Pure functions over ``nvidia-smi`` output (``-q -x``, ``topo -m``, ``-L``),
+``/proc/driver/nvidia-caps/mig-minors`` and a CPU topology map read from
+sysfs. They return plain dicts/lists/strings and raise GpuFactsError, whose
+message is one line, on any input they cannot read: no other exception
+escapes for garbage input.
+
+Conventions (see also NOTES in the collection's fixtures):
+
+- GPU ``index`` is the position of the ``<gpu>`` element in ``-q -x`` (NVML
+  order, the ``GPUn`` of ``topo -m`` and ``-L``); ``minor_number`` is the
+  ``/dev/nvidiaN`` minor, which can differ from the index. Device files are
+  always named by minor.
+- ``pci_bus_id`` is normalised to NVML's form ``DDDDDDDD:BB:DD.F`` in upper
+  case hex. Links= positions follow this order.
+- MIG GRES types follow Slurm's NVML plugin (gpu_nvml.c ``_handle_mig``):
+  the parent's type cut at its first ``-``, then ``_<slices>g.<GiB>gb`` with
+  GiB = MIG memory / 1024 rounded half up (so an A100-80GB ``3g.40gb``
+  instance of 40192 MiB is ``nvidia_a100_3g.39gb``, as Slurm names it). The
+  slice count comes from the profile ``nvidia-smi -L`` prints; ``-q -x``
+  does not carry it.
+- MIG device files are ``/dev/nvidia<minor>`` plus the GPU-instance and
+  compute-instance capability files, whose minors come from mig-minors
+  (keys ``gpu<minor>/gi<gi>/access``, ``gpu<minor>/gi<gi>/ci<ci>/access``).
+  A capability minor that is not known is left out of the line (the module
+  warns): the line then still names the parent GPU file.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import re
+import xml.etree.ElementTree as ET
+
+
+class GpuFactsError(Exception):
+    """Command output that cannot be read (the message is one line)."""
+
+
+# Linux caps NR_CPUS at 8192 today; anything far above is garbage, and
+# expanding it would eat memory.
+MAX_CPU_ID = 65535
+
+_NA = frozenset(["", "n/a", "[n/a]", "not supported", "[not supported]", "none", "unknown error", "not found"])
+_INT_RE = re.compile(r"[0-9]+")
+_MIB_RE = re.compile(r"([0-9]+)\s*MiB")
+_PCI_RE = re.compile(r"([0-9A-Fa-f]{1,8}):([0-9A-Fa-f]{1,2}):([0-9A-Fa-f]{1,2})\.([0-7])")
+_RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+_LINK_RE = re.compile(r"X|SYS|SOC|NODE|PHB|PXB|PIX|NV[0-9]+")
+_GPU_COL_RE = re.compile(r"GPU([0-9]+)")
+_DEVICE_COL_RE = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*")
+_NIC_COL_RE = re.compile(r"NIC[0-9]+")
+_NIC_LEGEND_RE = re.compile(r"\s*(NIC[0-9]+)\s*:\s*(\S+)\s*")
+_TRAILING_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
+_L_GPU_RE = re.compile(r"GPU\s+([0-9]+)\s*:\s*(.*?)\s*\(UUID:\s*(\S+)\)")
+_L_MIG_RE = re.compile(r"\s+MIG\s+(\S+)\s+Device\s+([0-9]+)\s*:\s*\(UUID:\s*(\S+)\)")
+_L_LEGACY_MIG_UUID_RE = re.compile(r"MIG-GPU-[^/]+/([0-9]+)/([0-9]+)")
+_PROFILE_RE = re.compile(r"(?:[0-9]+c\.)?([0-9]+)g\.([0-9]+)gb(?:\+[A-Za-z0-9]+)*")
+_MIG_MINOR_RE = re.compile(r"(\S+)\s+([0-9]+)")
+# Characters that would break a gres.conf or slurm.conf line.
+_TYPE_UNSAFE_RE = re.compile(r"[\s:,=#\"'\\]")
+
+
+def _snippet(text, limit=60):
+    """repr() of text cut to limit characters: one line, whatever it holds."""
+    if len(text) > limit:
+        return repr(text[:limit]) + "..."
+    return repr(text)
+
+
+def _short_repr(value, limit=40):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _as_text(data, what):
+    if isinstance(data, bytes):
+        return data.decode("utf-8", "replace")
+    if isinstance(data, str):
+        return data
+    raise GpuFactsError("%s: expected text, got %s" % (what, type(data).__name__))
+
+
+def _is_na(value):
+    return value is None or value.strip().lower() in _NA
+
+
+# --------------------------------------------------------------------------
+# nvidia-smi -q -x
+
+def _field(node, path):
+    """Stripped text of the first element at path, None when absent or N/A."""
+    found = node.find(path)
+    if found is None or found.text is None:
+        return None
+    value = found.text.strip()
+    return None if _is_na(value) else value
+
+
+def _int_field(node, path, where):
+    value = _field(node, path)
+    if value is None:
+        return None
+    if not _INT_RE.fullmatch(value):
+        raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, not a number" % (where, path, _snippet(value)))
+    return int(value)
+
+
+def _mib_field(node, path):
+    """An amount like '81920 MiB' as an int; None when absent, N/A or in another unit."""
+    value = _field(node, path)
+    match = _MIB_RE.fullmatch(value) if value is not None else None
+    return int(match.group(1)) if match else None
+
+
+def normalize_pci_bus_id(text):
+    """'0000:18:00.0' or '00000000:18:00.0' -> '00000000:18:00.0' (NVML's upper-case form)."""
+    match = _PCI_RE.fullmatch(text.strip()) if isinstance(text, str) else None
+    if not match:
+        raise GpuFactsError("unreadable PCI bus id %s" % _snippet(str(text)))
+    return "%08X:%02X:%02X.%X" % tuple(int(group, 16) for group in match.groups())
+
+
+def slurm_type_name(product_name):
+    """The GRES type Slurm's NVML AutoDetect gives a product name: lower case, spaces to '_'.
+
+    'NVIDIA H100 80GB HBM3' -> 'nvidia_h100_80gb_hbm3'. Characters that would
+    break a gres.conf/slurm.conf line (':', ',', '=', '#', quotes, other
+    white space) also become '_'; real product names have none.
+    """
+    return _TYPE_UNSAFE_RE.sub("_", product_name.strip().lower())
+
+
+def _mig_devices(node, where, minor):
+    devices = []
+    seen = set()
+    for position, dev in enumerate(node.findall("mig_devices/mig_device")):
+        mig_where = "%s MIG device %d" % (where, position)
+        index = _int_field(dev, "index", mig_where)
+        if index is None:
+            index = position
+        if index in seen:
+            raise GpuFactsError("nvidia-smi -q -x: %s lists MIG device %d twice" % (where, index))
+        seen.add(index)
+        devices.append({
+            "index": index,
+            "gpu_instance_id": _int_field(dev, "gpu_instance_id", mig_where),
+            "compute_instance_id": _int_field(dev, "compute_instance_id", mig_where),
+            "multiprocessor_count": _int_field(dev, "device_attributes/shared/multiprocessor_count", mig_where),
+            "memory_mib": _mib_field(dev, "fb_memory_usage/total"),
+            # -q -x names no profile and no slice count: nvidia-smi -L does (apply_mig_profiles).
+            "profile": None,
+            "uuid": None,
+            "files": ["/dev/nvidia%d" % minor] if minor is not None else [],
+        })
+    return devices
+
+
+def _gpu(node, position):
+    where = "GPU %d" % position
+    name = _field(node, "product_name")
+    if name is None:
+        raise GpuFactsError("nvidia-smi -q -x: %s has no product_name" % where)
+    bus = _field(node, "pci/pci_bus_id") or (node.get("id") or "").strip() or None
+    pci_bus_id = None
+    if bus is not None:
+        try:
+            pci_bus_id = normalize_pci_bus_id(bus)
+        except GpuFactsError as exc:
+            raise GpuFactsError("nvidia-smi -q -x: %s: %s" % (where, exc))
+    minor = _int_field(node, "minor_number", where)
+    current_mig = (_field(node, "mig_mode/current_mig") or "").lower()
+    numa = _field(node, "numa_node")
+    if numa is None:
+        numa = _field(node, "pci/numa_node")
+    return {
+        "index": position,
+        "minor_number": minor,
+        "uuid": _field(node, "uuid"),
+        "name": name,
+        "slurm_type": slurm_type_name(name),
+        "memory_mib": _mib_field(node, "fb_memory_usage/total"),
+        "pci_bus_id": pci_bus_id,
+        "numa_node": int(numa) if numa is not None and _INT_RE.fullmatch(numa) else None,
+        "mig_mode": current_mig if current_mig in ("enabled", "disabled") else None,
+        "mig_devices": _mig_devices(node, where, minor),
+    }
+
+
+def parse_smi_xml(text):
+    """Driver, CUDA and per-GPU facts from ``nvidia-smi -q -x``.
+
+    Reads the DTD v11/v12/v13 layouts, with or without the XML declaration
+    and DOCTYPE, indented with spaces or tabs.
+    """
+    body = _as_text(text, "nvidia-smi -q -x").strip()
+    if not body:
+        raise GpuFactsError("nvidia-smi -q -x: empty output")
+    if not body.startswith("<"):
+        raise GpuFactsError("nvidia-smi -q -x: not XML, starts with %s" % _snippet(body, 40))
+    if "<!ENTITY" in body:
+        raise GpuFactsError("nvidia-smi -q -x: entity declarations are not accepted")
+    try:
+        root = ET.fromstring(body)
+    except ET.ParseError as exc:
+        raise GpuFactsError("nvidia-smi -q -x: malformed XML (%s)" % exc)
+    except (ValueError, UnicodeError) as exc:
+        raise GpuFactsError("nvidia-smi -q -x: unreadable XML (%s)" % str(exc).splitlines()[0])
+    if root.tag != "nvidia_smi_log":
+        raise GpuFactsError("nvidia-smi -q -x: root element is %s, not nvidia_smi_log" % _snippet(str(root.tag), 40))
+    gpus = [_gpu(node, position) for position, node in enumerate(root.findall("gpu"))]
+    attached = _field(root, "attached_gpus")
+    return {
+        "driver_version": _field(root, "driver_version"),
+        "cuda_version": _field(root, "cuda_version"),
+        "attached_gpus": int(attached) if attached is not None and _INT_RE.fullmatch(attached) else None,
+        "gpus": gpus,
+    }
+
+
+# --------------------------------------------------------------------------
+# nvidia-smi -L
+
+def parse_smi_list(text):
+    """GPUs and MIG devices from ``nvidia-smi -L``.
+
+    Returns [{index, name, uuid, mig_devices: [{index, profile, uuid,
+    gpu_instance_id, compute_instance_id}]}]. GI/CI ids are known only from
+    legacy ``MIG-GPU-<uuid>/<gi>/<ci>`` UUIDs, else None.
+    """
+    body = _as_text(text, "nvidia-smi -L")
+    gpus = []
+    for raw in body.splitlines():
+        line = raw.rstrip()
+        if not line.strip():
+            continue
+        match = _L_GPU_RE.fullmatch(line)
+        if match:
+            gpus.append({"index": int(match.group(1)), "name": match.group(2), "uuid": match.group(3), "mig_devices": []})
+            continue
+        match = _L_MIG_RE.fullmatch(line)
+        if match and gpus:
+            legacy = _L_LEGACY_MIG_UUID_RE.fullmatch(match.group(3))
+            gpus[-1]["mig_devices"].append({
+                "index": int(match.group(2)),
+                "profile": match.group(1),
+                "uuid": match.group(3),
+                "gpu_instance_id": int(legacy.group(1)) if legacy else None,
+                "compute_instance_id": int(legacy.group(2)) if legacy else None,
+            })
+            continue
+        raise GpuFactsError("nvidia-smi -L: unexpected line %s" % _snippet(line.strip()))
+    if not gpus:
+        raise GpuFactsError("nvidia-smi -L: no GPU lines")
+    return gpus
+
+
+def apply_mig_profiles(gpus, listing):
+    """Copy of gpus whose MIG devices carry profile and uuid from parse_smi_list's result.
+
+    GPUs are matched by UUID, MIG devices by their index on the GPU. A GPU
+    with MIG devices that the listing lacks is an error (the two outputs
+    come from different moments or machines).
+    """
+    by_uuid = dict((entry["uuid"], entry) for entry in listing)
+    result = copy.deepcopy(gpus)
+    for gpu in result:
+        if not gpu.get("mig_devices"):
+            continue
+        entry = by_uuid.get(gpu.get("uuid"))
+        if entry is None:
+            raise GpuFactsError("nvidia-smi -L does not list GPU %d (%s)" % (gpu["index"], gpu.get("uuid")))
+        listed = dict((mig["index"], mig) for mig in entry["mig_devices"])
+        for mig in gpu["mig_devices"]:
+            found = listed.get(mig["index"])
+            if found is None:
+                raise GpuFactsError("nvidia-smi -L lists no MIG device %d on GPU %d" % (mig["index"], gpu["index"]))
+            for key in ("gpu_instance_id", "compute_instance_id"):
+                if found[key] is not None and mig[key] is not None and found[key] != mig[key]:
+                    raise GpuFactsError("nvidia-smi -L: GPU %d MIG device %d has %s %d, -q -x says %d"
+                                        % (gpu["index"], mig["index"], key, found[key], mig[key]))
+            mig["profile"] = found["profile"]
+            mig["uuid"] = found["uuid"]
+    return result
+
+
+# --------------------------------------------------------------------------
+# /proc/driver/nvidia-caps/mig-minors
+
+def parse_mig_minors(text):
+    """``/proc/driver/nvidia-caps/mig-minors`` as {name: minor}, e.g. {'gpu0/gi1/access': 12}."""
+    body = _as_text(text, "mig-minors")
+    result = {}
+    for raw in body.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        match = _MIG_MINOR_RE.fullmatch(line)
+        if not match:
+            raise GpuFactsError("mig-minors: unexpected line %s" % _snippet(line))
+        result[match.group(1)] = int(match.group(2))
+    return result
+
+
+# --------------------------------------------------------------------------
+# nvidia-smi topo -m
+
+def _header_columns(line):
+    tokens = line.split()
+    columns = []
+    i = 0
+    while i < len(tokens):
+        for name in _TRAILING_COLUMNS:
+            words = name.split()
+            if tokens[i:i + len(words)] == words:
+                columns.append(name)
+                i += len(words)
+                break
+        else:
+            columns.append(tokens[i])
+            i += 1
+    return columns
+
+
+def _check_header(header, columns):
+    if not columns or columns[0] != "GPU0":
+        raise GpuFactsError("nvidia-smi topo -m: unexpected header %s" % _snippet(header.strip()))
+    devices = []
+    trailing = []
+    for column in columns:
+        if column in _TRAILING_COLUMNS:
+            if column in trailing:
+                raise GpuFactsError("nvidia-smi topo -m: column %r twice in the header" % column)
+            trailing.append(column)
+            continue
+        if trailing:
+            raise GpuFactsError("nvidia-smi topo -m: unexpected header column %s after %r" % (_snippet(column), trailing[-1]))
+        if not _DEVICE_COL_RE.fullmatch(column) or _LINK_RE.fullmatch(column) or column in devices:
+            raise GpuFactsError("nvidia-smi topo -m: unexpected header column %s" % _snippet(column))
+        devices.append(column)
+    gpu_count = 0
+    for column in devices:
+        match = _GPU_COL_RE.fullmatch(column)
+        if not match:
+            break
+        if int(match.group(1)) != gpu_count or column != "GPU%d" % gpu_count:
+            raise GpuFactsError("nvidia-smi topo -m: header column %s out of order (expected GPU%d)" % (_snippet(column), gpu_count))
+        gpu_count += 1
+    for column in devices[gpu_count:]:
+        if _GPU_COL_RE.fullmatch(column):
+            raise GpuFactsError("nvidia-smi topo -m: header column %s after a NIC column" % _snippet(column))
+    return devices, gpu_count, trailing
+
+
+def _affinity(label, trailing, extra, warnings):
+    values = dict((name, None) for name in _TRAILING_COLUMNS)
+    if len(extra) > len(trailing):
+        raise GpuFactsError("nvidia-smi topo -m: row %s has %d cells after the matrix, the header names %d"
+                            % (label, len(extra), len(trailing)))
+    if extra and len(extra) < len(trailing):
+        # Which cell is missing cannot be told from whitespace-separated text.
+        warnings.append("nvidia-smi topo -m: row %s has %d of %d affinity cells; its affinity is left unknown"
+                        % (label, len(extra), len(trailing)))
+        extra = []
+    for name, value in zip(trailing, extra):
+        values[name] = None if _is_na(value) else value
+    cpus = values["CPU Affinity"]
+    if cpus is not None:
+        try:
+            cpu_list(cpus)
+        except GpuFactsError as exc:
+            raise GpuFactsError("nvidia-smi topo -m: row %s CPU Affinity: %s" % (label, exc))
+    numa = values["NUMA Affinity"]
+    if numa is not None:
+        try:
+            cpu_list(numa)
+        except GpuFactsError:
+            raise GpuFactsError("nvidia-smi topo -m: row %s NUMA Affinity %s is not a node list" % (label, _snippet(numa)))
+    gpu_numa = values["GPU NUMA ID"]
+    if gpu_numa is not None and not _INT_RE.fullmatch(gpu_numa):
+        raise GpuFactsError("nvidia-smi topo -m: row %s GPU NUMA ID %s is not a number" % (label, _snippet(gpu_numa)))
+    return cpus, numa, int(gpu_numa) if gpu_numa is not None else None
+
+
+def parse_topo(text):
+    """The ``nvidia-smi topo -m`` matrix, NICs, and per-GPU affinity and NVLinks.
+
+    Returns {columns, matrix: {row: {column: connection}}, nics: {column:
+    device}, gpus: [{index, cpu_affinity, numa_affinity, gpu_numa_id,
+    nvlinks: {peer index: link count}}], warnings}. Connections are X, SYS,
+    NODE, PHB, PXB, PIX or NV<n>; the old name SOC is reported as SYS.
+    Affinity cells that are empty, N/A or cannot be placed are None. Tab or
+    space separated, ANSI escapes (driver 590 underlines the header) and the
+    legend after the matrix are accepted.
+    """
+    body = _as_text(text, "nvidia-smi topo -m")
+    lines = [_ANSI_RE.sub("", line).rstrip() for line in body.splitlines()]
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start == len(lines):
+        raise GpuFactsError("nvidia-smi topo -m: empty output")
+    header = lines[start]
+    devices, gpu_count, trailing = _check_header(header, _header_columns(header))
+    width = len(devices)
+    matrix = {}
+    warnings = []
+    gpus = {}
+    end = start + 1
+    for line in lines[start + 1:]:
+        if not line.strip() or line.strip().startswith("Legend"):
+            break
+        end += 1
+        tokens = line.split()
+        label = tokens[0]
+        if label not in devices:
+            raise GpuFactsError("nvidia-smi topo -m: row %s is not a column of the header" % _snippet(label))
+        if label in matrix:
+            raise GpuFactsError("nvidia-smi topo -m: row %s twice" % label)
+        cells = tokens[1:1 + width]
+        if len(cells) < width:
+            raise GpuFactsError("nvidia-smi topo -m: row %s has %d cells, the header names %d devices" % (label, len(cells), width))
+        row = {}
+        for column, cell in zip(devices, cells):
+            if not _LINK_RE.fullmatch(cell):
+                raise GpuFactsError("nvidia-smi topo -m: row %s column %s: unknown connection %s" % (label, column, _snippet(cell)))
+            if (cell == "X") != (column == label):
+                raise GpuFactsError("nvidia-smi topo -m: row %s column %s is %s (X must mark exactly the diagonal)" % (label, column, cell))
+            row[column] = "SYS" if cell == "SOC" else cell
+        matrix[label] = row
+        extra = tokens[1 + width:]
+        gpu_match = _GPU_COL_RE.fullmatch(label)
+        if gpu_match and devices.index(label) < gpu_count:
+            cpus, numa, gpu_numa = _affinity(label, trailing, extra, warnings)
+            nvlinks = {}
+            for column in devices[:gpu_count]:
+                if row[column].startswith("NV"):
+                    nvlinks[int(column[3:])] = int(row[column][2:])
+            gpus[int(gpu_match.group(1))] = {
+                "index": int(gpu_match.group(1)),
+                "cpu_affinity": cpus,
+                "numa_affinity": numa,
+                "gpu_numa_id": gpu_numa,
+                "nvlinks": nvlinks,
+            }
+        elif extra:
+            raise GpuFactsError("nvidia-smi topo -m: row %s has %d cells, the header names %d devices" % (label, width + len(extra), width))
+    missing = [device for device in devices if device not in matrix]
+    if missing:
+        raise GpuFactsError("nvidia-smi topo -m: no row for %s" % ", ".join(missing))
+    legend = {}
+    for line in lines[end:]:
+        match = _NIC_LEGEND_RE.fullmatch(line)
+        if match:
+            legend[match.group(1)] = match.group(2)
+    nics = {}
+    for device in devices[gpu_count:]:
+        # Old drivers name NIC columns by device (mlx5_2); newer ones NICn plus a legend.
+        nics[device] = legend.get(device) if _NIC_COL_RE.fullmatch(device) else device
+    return {
+        "columns": devices,
+        "matrix": matrix,
+        "nics": nics,
+        "gpus": [gpus[index] for index in range(gpu_count)],
+        "warnings": warnings,
+    }
+
+
+# --------------------------------------------------------------------------
+# CPU lists and Slurm cores
+
+def cpu_list(text):
+    """'0-47,96-143' -> [0, 1, ..., 47, 96, ..., 143] (sorted, no duplicates)."""
+    if not isinstance(text, str):
+        raise GpuFactsError("CPU list must be text, got %s" % type(text).__name__)
+    if not text.strip():
+        raise GpuFactsError("empty CPU list")
+    cpus = set()
+    for part in text.strip().split(","):
+        match = _RANGE_RE.fullmatch(part.strip())
+        if not match:
+            raise GpuFactsError("bad CPU list %s" % _snippet(text))
+        low = int(match.group(1))
+        high = int(match.group(2)) if match.group(2) is not None else low
+        if high < low:
+            raise GpuFactsError("bad CPU list %s: range %s runs backwards" % (_snippet(text), part.strip()))
+        if high > MAX_CPU_ID:
+            raise GpuFactsError("bad CPU list %s: CPU id above %d" % (_snippet(text), MAX_CPU_ID))
+        cpus.update(range(low, high + 1))
+    return sorted(cpus)
+
+
+def compress_ranges(numbers):
+    """[0, 1, 2, 5, 7, 8] -> '0-2,5,7-8'."""
+    parts = []
+    values = sorted(set(numbers))
+    i = 0
+    while i < len(values):
+        j = i
+        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
+            j += 1
+        parts.append("%d" % values[i] if i == j else "%d-%d" % (values[i], values[j]))
+        i = j + 1
+    return ",".join(parts)
+
+
+def _check_cpu_topology(cpu_topology):
+    if not isinstance(cpu_topology, dict):
+        raise GpuFactsError("CPU topology must be a dict of {os cpu: (package, core)}")
+    for cpu, pair in cpu_topology.items():
+        if (not isinstance(cpu, int) or not isinstance(pair, (tuple, list)) or len(pair) != 2
+                or not all(isinstance(value, int) for value in pair)):
+            raise GpuFactsError("CPU topology entry %s: %s is not (package, core)" % (_short_repr(cpu), _short_repr(pair)))
+
+
+def slurm_cores(os_cpus, cpu_topology):
+    """Slurm Cores= for a GPU from the OS CPU ids it is close to.
+
+    cpu_topology is {os cpu id: (physical_package_id, core_id)} for the
+    online CPUs. Slurm's core index is the position of (package, core) among
+    all distinct pairs in sorted order; every socket a CPU of os_cpus sits on
+    is taken whole (Slurm binds GRES per socket). CPUs missing from the
+    topology (offline) are ignored. Returns a range string like '0-47', or
+    None when no CPU of os_cpus is in the topology.
+    """
+    if isinstance(os_cpus, str):
+        os_cpus = cpu_list(os_cpus)
+    _check_cpu_topology(cpu_topology)
+    pairs = sorted(set(tuple(pair) for pair in cpu_topology.values()))
+    sockets = set(tuple(cpu_topology[cpu])[0] for cpu in os_cpus if cpu in cpu_topology)
+    if not sockets:
+        return None
+    return compress_ranges(position for position, pair in enumerate(pairs) if pair[0] in sockets)
+
+
+# --------------------------------------------------------------------------
+# gres.conf and slurm.conf Gres=
+
+def mig_slurm_type(gpu, mig):
+    """Slurm's GRES type of one MIG device, e.g. 'nvidia_a100_3g.39gb' (see the module docstring)."""
+    profile = mig.get("profile")
+    match = _PROFILE_RE.fullmatch(profile) if isinstance(profile, str) else None
+    if not match:
+        if profile is None:
+            raise GpuFactsError("GPU %d MIG device %d: profile unknown (nvidia-smi -L names it)" % (gpu["index"], mig["index"]))
+        raise GpuFactsError("GPU %d MIG device %d: unreadable profile %s" % (gpu["index"], mig["index"], _snippet(profile)))
+    slices, gigabytes = int(match.group(1)), int(match.group(2))
+    if mig.get("memory_mib") is not None:
+        gigabytes = (mig["memory_mib"] * 2 + 1024) // 2048  # MiB / 1024 rounded half up, as Slurm's roundl()
+    return "%s_%dg.%dgb" % (gpu["slurm_type"].split("-", 1)[0], slices, gigabytes)
+
+
+def _pci_order(gpus):
+    return sorted(gpus, key=lambda gpu: (gpu.get("pci_bus_id") is None, gpu.get("pci_bus_id") or "", gpu["index"]))
+
+
+def _topo_gpus(topo, gpus):
+    if topo is None:
+        return {}
+    listed = topo.get("gpus") or []
+    if len(listed) != len(gpus):
+        raise GpuFactsError("nvidia-smi topo -m lists %d GPUs, nvidia-smi -q -x %d" % (len(listed), len(gpus)))
+    return dict((entry["index"], entry) for entry in listed)
+
+
+def gpu_cores(topo_gpu, cpu_topology):
+    """Cores= of one GPU from its topo entry, None when affinity or topology is unknown."""
+    if not topo_gpu or not topo_gpu.get("cpu_affinity") or not cpu_topology:
+        return None
+    return slurm_cores(cpu_list(topo_gpu["cpu_affinity"]), cpu_topology)
+
+
+def _mig_files(gpu, mig, mig_files):
+    files = ["/dev/nvidia%d" % gpu["minor_number"]]
+    if mig_files:
+        gi, ci = mig.get("gpu_instance_id"), mig.get("compute_instance_id")
+        keys = []
+        if gi is not None:
+            keys.append("gpu%d/gi%d/access" % (gpu["minor_number"], gi))
+            if ci is not None:
+                keys.append("gpu%d/gi%d/ci%d/access" % (gpu["minor_number"], gi, ci))
+        for key in keys:
+            if key in mig_files:
+                files.append("/dev/nvidia-caps/nvidia-cap%d" % mig_files[key])
+    return files
+
+
+def _check_gpus(gpus):
+    if not isinstance(gpus, list):
+        raise GpuFactsError("gpus must be a list")
+    minors = set()
+    for gpu in gpus:
+        if gpu.get("minor_number") is None:
+            raise GpuFactsError("GPU %d (%s) has no minor number: its /dev/nvidiaN is unknown"
+                                % (gpu["index"], gpu.get("pci_bus_id")))
+        if gpu["minor_number"] in minors:
+            raise GpuFactsError("two GPUs have minor number %d" % gpu["minor_number"])
+        minors.add(gpu["minor_number"])
+
+
+def gres_conf_lines(gpus, topo=None, cpu_topology=None, mig_files=None):
+    """gres.conf lines for the GPUs of one node, in PCI bus id order.
+
+    - ``Name=gpu Type=<slurm_type> File=/dev/nvidia<minor>``, by minor
+      number, never by index.
+    - ``Cores=`` from the topo CPU affinity and cpu_topology (slurm_cores).
+    - ``Links=`` when any NVLink exists: one entry per GPU in PCI bus id
+      order, -1 for the GPU itself, the NV# link count, 0 for none.
+    - A MIG-enabled GPU gives one line per MIG device, Type from
+      mig_slurm_type, ``MultipleFiles=`` the parent file and the capability
+      files found in mig_files (parse_mig_minors), same Cores, no Links. A
+      MIG-enabled GPU without MIG devices gives no line.
+    - Adjacent non-MIG lines without Links that differ only in consecutive
+      minors are merged into ``File=/dev/nvidia[0-3]`` (gres.conf wants
+      one device per line when Links is given).
+    """
+    _check_gpus(gpus)
+    topo_gpus = _topo_gpus(topo, gpus)
+    ordered = _pci_order(gpus)
+    with_links = any(entry.get("nvlinks") for entry in topo_gpus.values())
+    records = []
+    for gpu in ordered:
+        cores = gpu_cores(topo_gpus.get(gpu["index"]), cpu_topology)
+        if gpu.get("mig_mode") == "enabled":
+            for mig in sorted(gpu.get("mig_devices") or [], key=lambda item: item["index"]):
+                records.append({"type": mig_slurm_type(gpu, mig), "multiple": _mig_files(gpu, mig, mig_files), "cores": cores})
+            continue
+        links = None
+        if with_links:
+            nvlinks = topo_gpus[gpu["index"]].get("nvlinks") or {}
+            links = ",".join("-1" if other is gpu else "%d" % nvlinks.get(other["index"], 0) for other in ordered)
+        records.append({"type": gpu["slurm_type"], "minors": [gpu["minor_number"]], "cores": cores, "links": links})
+    merged = []
+    for record in records:
+        last = merged[-1] if merged else None
+        if (last is not None and "minors" in record and "minors" in last and record["links"] is None and last["links"] is None
+                and record["type"] == last["type"] and record["cores"] == last["cores"]
+                and record["minors"][0] == last["minors"][-1] + 1):
+            last["minors"].append(record["minors"][0])
+            continue
+        merged.append(record)
+    lines = []
+    for record in merged:
+        if "multiple" in record:
+            line = "Name=gpu Type=%s MultipleFiles=%s" % (record["type"], ",".join(record["multiple"]))
+        else:
+            minors = record["minors"]
+            path = "/dev/nvidia%d" % minors[0] if len(minors) == 1 else "/dev/nvidia[%d-%d]" % (minors[0], minors[-1])
+            line = "Name=gpu Type=%s File=%s" % (record["type"], path)
+        if record["cores"]:
+            line += " Cores=%s" % record["cores"]
+        if record.get("links"):
+            line += " Links=%s" % record["links"]
+        lines.append(line)
+    return lines
+
+
+def slurm_gres(gpus):
+    """The node's slurm.conf ``Gres=`` value: 'gpu:<type>:<count>' per type, sorted by type.
+
+    MIG-enabled GPUs count by their MIG devices' types. '' when no GPU.
+    """
+    counts = {}
+    for gpu in gpus:
+        if gpu.get("mig_mode") == "enabled":
+            types = [mig_slurm_type(gpu, mig) for mig in gpu.get("mig_devices") or []]
+        else:
+            types = [gpu["slurm_type"]]
+        for name in types:
+            counts[name] = counts.get(name, 0) + 1
+    return ",".join("gpu:%s:%d" % (name, counts[name]) for name in sorted(counts))
+
+
+# --------------------------------------------------------------------------
+# Everything together (what the module returns)
+
+def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None):
+    """(facts, warnings) from parsed outputs; facts is what gpu_facts returns as gpuops_gpus.
+
+    smi: parse_smi_xml; topo: parse_topo or None; cpu_topology: {os cpu:
+    (package, core)} or None; listing: parse_smi_list or None; mig_minors:
+    parse_mig_minors or None. A topo whose GPU count differs from smi's is
+    dropped with a warning.
+    """
+    warnings = []
+    gpus = copy.deepcopy(smi["gpus"])
+    if listing is not None:
+        gpus = apply_mig_profiles(gpus, listing)
+    if topo is not None and len(topo.get("gpus") or []) != len(gpus):
+        warnings.append("nvidia-smi topo -m lists %d GPUs but nvidia-smi -q -x %d: CPU affinity and NVLinks left out"
+                        % (len(topo.get("gpus") or []), len(gpus)))
+        topo = None
+    if topo is not None:
+        warnings.extend(topo.get("warnings") or [])
+    topo_gpus = _topo_gpus(topo, gpus)
+    if any(entry.get("cpu_affinity") for entry in topo_gpus.values()) and not cpu_topology:
+        warnings.append("CPU topology unknown: gres.conf lines carry no Cores=")
+    for gpu in gpus:
+        entry = topo_gpus.get(gpu["index"]) or {}
+        gpu["cpu_affinity"] = entry.get("cpu_affinity")
+        gpu["numa_affinity"] = entry.get("numa_affinity")
+        gpu["nvlinks"] = dict(("%d" % peer, count) for peer, count in sorted((entry.get("nvlinks") or {}).items()))
+        gpu["cores"] = gpu_cores(entry, cpu_topology)
+        for mig in gpu["mig_devices"]:
+            mig["slurm_type"] = mig_slurm_type(gpu, mig) if gpu.get("mig_mode") == "enabled" else None
+            if gpu.get("minor_number") is not None:
+                mig["files"] = _mig_files(gpu, mig, mig_minors)
+    facts = {
+        "driver_version": smi.get("driver_version"),
+        "cuda_version": smi.get("cuda_version"),
+        "count": len(gpus),
+        "gpus": gpus,
+        "gres_conf": gres_conf_lines(gpus, topo, cpu_topology, mig_minors) if gpus else [],
+        "slurm_gres": slurm_gres(gpus),
+    }
+    return facts, warnings

@@ -1,0 +1,345 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: gpu_facts
+short_description: Gather NVIDIA GPU facts and the Slurm gres.conf lines they imply
+version_added: 0.1.0
+description:
+  - Runs C(nvidia-smi -q -x) and C(nvidia-smi topo -m) (and C(nvidia-smi -L) when a GPU has MIG enabled) with
+    C(LC_ALL=C) and returns the GPUs of the host as the C(gpuops_gpus) fact, together with the C(gres.conf) lines
+    and the slurm.conf C(Gres=) value derived from them.
+  - Device files are named by the GPU minor number, which can differ from the nvidia-smi index. C(Cores=) holds Slurm
+    logical core indices derived from the topo CPU affinity and the CPU topology in sysfs, widened to whole sockets.
+    C(Links=) is given when NVLink exists, ordered by PCI bus id. MIG instances become their own GRES, typed as
+    Slurm's NVML AutoDetect types them (for example C(nvidia_a100_3g.39gb)).
+  - A host without C(nvidia-smi), without GPUs, or whose driver is not loaded gets C(count=0) and no failure, so the
+    module can run on CPU-only controllers too.
+  - Changes nothing on the host.
+author:
+  - gpuops.cluster contributors (@gpuops)
+options:
+  nvidia_smi:
+    description:
+      - Path of the C(nvidia-smi) binary.
+      - When not given it is looked up in E(PATH); when it is not found the host has no GPUs (C(count=0)).
+    type: path
+  timeout:
+    description:
+      - Seconds each C(nvidia-smi) call may run before it is killed (through C(timeout) from coreutils).
+        nvidia-smi hangs on a wedged GPU; a timeout fails the module with the reason.
+      - C(0) means no limit.
+    type: int
+    default: 30
+  sysfs_root:
+    description:
+      - Where sysfs is mounted. The CPU topology is read from
+        C(<sysfs_root>/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}).
+    type: path
+    default: /sys
+attributes:
+  check_mode:
+    description: Can run in check_mode and return changed status prediction without modifying target.
+    support: full
+  diff_mode:
+    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
+    support: none
+  facts:
+    description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
+    support: full
+notes:
+  - If C(nvidia-smi topo -m) fails, prints nothing usable, or gives no CPU affinity, the facts are still returned,
+    without C(Cores=) and C(Links=), and the module warns.
+  - MIG capability device minors are read from C(/proc/driver/nvidia-caps/mig-minors). When that file cannot be
+    read, MIG lines name only the parent C(/dev/nvidiaN) and the module warns.
+  - C(nvidia-smi) failing, timing out or printing output that cannot be parsed fails the module with C(cmd), C(rc)
+    and a one-line reason.
+"""
+
+EXAMPLES = r"""
+- name: Gather GPU facts
+  gpuops.cluster.gpu_facts:
+
+- name: Show what gres.conf would hold
+  ansible.builtin.debug:
+    var: ansible_facts.gpuops_gpus.gres_conf
+
+- name: Use a driver installed outside PATH, with a shorter time limit
+  gpuops.cluster.gpu_facts:
+    nvidia_smi: /usr/local/nvidia/bin/nvidia-smi
+    timeout: 10
+
+- name: Fail early on a GPU node that reports no GPU
+  ansible.builtin.assert:
+    that: ansible_facts.gpuops_gpus.count > 0
+    fail_msg: "nvidia-smi found no GPU ({{ ansible_facts.gpuops_gpus.status }})"
+"""
+
+RETURN = r"""
+ansible_facts:
+  description: Facts to add to ansible_facts.
+  returned: always
+  type: complex
+  contains:
+    gpuops_gpus:
+      description: The host's NVIDIA GPUs and the Slurm configuration derived from them.
+      returned: always
+      type: complex
+      contains:
+        status:
+          description:
+            - C(ok) when nvidia-smi listed the GPUs; C(no_nvidia_smi) when the binary is not installed;
+              C(no_devices) when nvidia-smi found no GPU; C(no_driver) when it could not talk to the driver.
+          type: str
+          sample: ok
+        driver_version:
+          description: NVIDIA driver version, null without GPUs.
+          type: str
+          sample: "460.73.01"
+        cuda_version:
+          description: Highest CUDA version the driver supports, null without GPUs or when not reported.
+          type: str
+          sample: "11.2"
+        count:
+          description: Number of physical GPUs.
+          type: int
+          sample: 8
+        gpus:
+          description:
+            - One entry per GPU in nvidia-smi order, with C(index), C(minor_number), C(uuid), C(name),
+              C(slurm_type), C(memory_mib), C(pci_bus_id), C(numa_node), C(mig_mode) (C(enabled), C(disabled) or
+              null), C(mig_devices), C(cpu_affinity) (OS CPU ids as nvidia-smi prints them, or null),
+              C(numa_affinity), C(cores) (Slurm core indices, or null) and C(nvlinks) (peer GPU index as a string
+              to NVLink count).
+            - Each MIG device has C(index), C(gpu_instance_id), C(compute_instance_id), C(multiprocessor_count),
+              C(memory_mib), C(profile) and C(uuid) (from nvidia-smi -L), C(slurm_type) and C(files).
+          type: list
+          elements: dict
+          sample:
+            - index: 0
+              minor_number: 0
+              uuid: GPU-76098dc1-d3bc-9a1b-7ea6-f7b48837829e
+              name: Tesla V100S-PCIE-32GB
+              slurm_type: tesla_v100s-pcie-32gb
+              memory_mib: 32510
+              pci_bus_id: "00000000:00:0D.0"
+              numa_node: null
+              mig_mode: null
+              mig_devices: []
+              cpu_affinity: "0-19,40-59"
+              numa_affinity: null
+              cores: "0-19"
+              nvlinks: {"1": 1, "2": 1, "3": 2, "4": 2}
+        gres_conf:
+          description: gres.conf lines for this node, in PCI bus id order.
+          type: list
+          elements: str
+          sample:
+            - Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia0 Cores=0-47 Links=-1,18,18,18,18,18,18,18
+            - Name=gpu Type=nvidia_a100_1g.20gb MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap30,/dev/nvidia-caps/nvidia-cap31
+            - Name=gpu Type=tesla_t4 File=/dev/nvidia[0-3] Cores=0-23
+        slurm_gres:
+          description: The node's slurm.conf C(Gres=) value, one C(gpu:<type>:<count>) per type sorted by type; empty without GPUs.
+          type: str
+          sample: gpu:nvidia_h100_80gb_hbm3:8
+"""
+
+import os
+import re
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
+    GpuFactsError,
+    build_facts,
+    parse_mig_minors,
+    parse_smi_list,
+    parse_smi_xml,
+    parse_topo,
+)
+
+MIG_MINORS_PATH = "/proc/driver/nvidia-caps/mig-minors"
+NO_DEVICES = "No devices were found"
+NO_DRIVER = (
+    "couldn't communicate with the NVIDIA driver",
+    "NVIDIA-SMI has failed",
+    "Failed to initialize NVML",
+    "Driver/library version mismatch",
+)
+TIMED_OUT_RCS = (124, 137)
+
+
+def _last_line(*texts):
+    for text in texts:
+        lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+        if lines:
+            return lines[-1]
+    return "no output"
+
+
+def _empty(status):
+    return {"status": status, "driver_version": None, "cuda_version": None, "count": 0,
+            "gpus": [], "gres_conf": [], "slurm_gres": ""}
+
+
+class Runner:
+    """nvidia-smi calls under LC_ALL=C, each limited by coreutils timeout."""
+
+    def __init__(self, module, nvidia_smi, timeout):
+        self.module = module
+        self.nvidia_smi = nvidia_smi
+        self.timeout = timeout
+        self.wrapper = module.get_bin_path("timeout") if timeout > 0 else None
+        if timeout > 0 and not self.wrapper:
+            module.warn("timeout (coreutils) not found: nvidia-smi runs without a time limit")
+
+    def argv(self, args):
+        return [self.nvidia_smi] + args
+
+    def run(self, args):
+        cmd = self.argv(args)
+        if self.wrapper:
+            cmd = [self.wrapper, "--kill-after=5", str(self.timeout)] + cmd
+        rc, out, err = self.module.run_command(cmd, environ_update={"LC_ALL": "C", "LANG": "C"})
+        timed_out = self.wrapper is not None and rc in TIMED_OUT_RCS
+        return rc, out, err, timed_out
+
+    def fail(self, args, msg, rc, out, err):
+        self.module.fail_json(msg=msg, cmd=" ".join(self.argv(args)), rc=rc, stdout=out, stderr=err)
+
+
+def _read_cpu_topology(sysfs_root):
+    """{os cpu: (physical_package_id, core_id)} for the CPUs sysfs describes (online ones)."""
+    base = os.path.join(sysfs_root, "devices", "system", "cpu")
+    try:
+        names = os.listdir(base)
+    except OSError:
+        return {}
+    result = {}
+    for name in names:
+        match = re.match(r"cpu([0-9]+)$", name)
+        if not match:
+            continue
+        values = []
+        for leaf in ("physical_package_id", "core_id"):
+            try:
+                with open(os.path.join(base, name, "topology", leaf)) as handle:
+                    values.append(int(handle.read().strip()))
+            except (IOError, OSError, ValueError):
+                break
+        if len(values) == 2:
+            result[int(match.group(1))] = (values[0], values[1])
+    return result
+
+
+def _read_mig_minors(module):
+    try:
+        with open(MIG_MINORS_PATH) as handle:
+            return parse_mig_minors(handle.read())
+    except (IOError, OSError) as exc:
+        module.warn("cannot read %s (%s): MIG lines in gres.conf name only /dev/nvidiaN"
+                    % (MIG_MINORS_PATH, exc.strerror or exc))
+    except GpuFactsError as exc:
+        module.warn("%s: %s: MIG lines in gres.conf name only /dev/nvidiaN" % (MIG_MINORS_PATH, exc))
+    return None
+
+
+def _topo(runner, module):
+    args = ["topo", "-m"]
+    rc, out, err, timed_out = runner.run(args)
+    consequence = "gres.conf lines carry no Cores= and no Links="
+    if timed_out:
+        module.warn("nvidia-smi topo -m timed out after %ds: %s" % (runner.timeout, consequence))
+        return None
+    if rc != 0:
+        module.warn("nvidia-smi topo -m failed (rc %d: %s): %s" % (rc, _last_line(err, out), consequence))
+        return None
+    try:
+        topo = parse_topo(out)
+    except GpuFactsError as exc:
+        module.warn("%s: %s" % (exc, consequence))
+        return None
+    if not any(gpu["cpu_affinity"] for gpu in topo["gpus"]):
+        module.warn("nvidia-smi topo -m gives no CPU affinity: gres.conf lines carry no Cores=")
+    return topo
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            nvidia_smi=dict(type="path"),
+            timeout=dict(type="int", default=30),
+            sysfs_root=dict(type="path", default="/sys"),
+        ),
+        supports_check_mode=True,
+    )
+    params = module.params
+    if params["timeout"] < 0:
+        module.fail_json(msg="timeout must be 0 (no limit) or a number of seconds, got %d" % params["timeout"])
+    nvidia_smi = params["nvidia_smi"]
+    if nvidia_smi:
+        if not (os.path.isfile(nvidia_smi) and os.access(nvidia_smi, os.X_OK)):
+            module.fail_json(msg="nvidia_smi: %s is not an executable file" % nvidia_smi)
+    else:
+        nvidia_smi = module.get_bin_path("nvidia-smi")
+        if not nvidia_smi:
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_nvidia_smi")})
+
+    runner = Runner(module, nvidia_smi, params["timeout"])
+    args = ["-q", "-x"]
+    rc, out, err, timed_out = runner.run(args)
+    if timed_out:
+        runner.fail(args, "nvidia-smi -q -x timed out after %ds (wedged GPU?)" % runner.timeout, rc, out, err)
+    both = (out or "") + "\n" + (err or "")
+    if rc != 0 or not out.strip().startswith("<"):
+        if NO_DEVICES in both:
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices")})
+        if any(marker in both for marker in NO_DRIVER):
+            module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % _last_line(out, err))
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_driver")})
+        if rc != 0:
+            runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
+    try:
+        smi = parse_smi_xml(out)
+    except GpuFactsError as exc:
+        runner.fail(args, str(exc), rc, out, err)
+
+    topo = _topo(runner, module) if smi["gpus"] else None
+
+    listing = None
+    mig_minors = None
+    if any(gpu["mig_mode"] == "enabled" and gpu["mig_devices"] for gpu in smi["gpus"]):
+        args = ["-L"]
+        rc, out, err, timed_out = runner.run(args)
+        if timed_out:
+            runner.fail(args, "nvidia-smi -L timed out after %ds (wedged GPU?)" % runner.timeout, rc, out, err)
+        if rc != 0:
+            runner.fail(args, "nvidia-smi -L failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
+        try:
+            listing = parse_smi_list(out)
+        except GpuFactsError as exc:
+            runner.fail(args, str(exc), rc, out, err)
+        mig_minors = _read_mig_minors(module)
+
+    cpu_topology = None
+    if topo is not None and any(gpu["cpu_affinity"] for gpu in topo["gpus"]):
+        cpu_topology = _read_cpu_topology(params["sysfs_root"])
+
+    try:
+        facts, warnings = build_facts(smi, topo=topo, cpu_topology=cpu_topology, listing=listing, mig_minors=mig_minors)
+    except GpuFactsError as exc:
+        module.fail_json(msg="gpu_facts: %s" % exc)
+    for warning in warnings:
+        module.warn(warning)
+    facts = dict(facts, status="ok")
+    module.exit_json(changed=False, ansible_facts={"gpuops_gpus": facts})
+
+
+if __name__ == "__main__":
+    main()
