@@ -51,12 +51,12 @@ options:
       mode:
         description: Mode as an octal string such as V(0644).
         type: str
+extends_documentation_fragment:
+  - gpuops.cluster.attributes
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: full
 notes:
   - Use C(no_log) on the task when a content is secret (the munge key), since diff mode shows contents.

@@ -44,15 +44,15 @@ options:
         C(<sysfs_root>/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}).
     type: path
     default: /sys
+extends_documentation_fragment:
+  - gpuops.cluster.attributes
+  - gpuops.cluster.attributes.facts
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   facts:
-    description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
 notes:
   - If C(nvidia-smi topo -m) fails, prints nothing usable, or gives no CPU affinity, the facts are still returned,

@@ -50,12 +50,12 @@ options:
     type: list
     elements: path
     default: []
+extends_documentation_fragment:
+  - gpuops.cluster.attributes
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
 notes:
   - Package lookups need C(dpkg-query) or C(rpm); service lookups need C(systemctl). A lookup whose

@@ -89,15 +89,15 @@ options:
         means no limit.
     type: int
     default: 30
+extends_documentation_fragment:
+  - gpuops.cluster.attributes
+  - gpuops.cluster.attributes.facts
 attributes:
   check_mode:
-    description: Can run in check_mode and return changed status prediction without modifying target.
     support: full
   diff_mode:
-    description: Will return details on what has changed (or possibly needs changing in check_mode), when in diff mode.
     support: none
   facts:
-    description: Action returns an C(ansible_facts) dictionary that will update existing host facts.
     support: full
 notes:
   - Commands run with C(LC_ALL=C). The module changes nothing on the host.
