@@ -155,6 +155,7 @@ import os
 import re
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     GpuFactsError,
     build_facts,
@@ -172,7 +173,6 @@ NO_DRIVER = (
     "Failed to initialize NVML",
     "Driver/library version mismatch",
 )
-TIMED_OUT_RCS = (124, 137)
 
 
 def _last_line(*texts):
@@ -188,27 +188,19 @@ def _empty(status):
             "gpus": [], "gres_conf": [], "slurm_gres": ""}
 
 
-class Runner:
+class Runner(TimedCommand):
     """nvidia-smi calls under LC_ALL=C, each limited by coreutils timeout."""
 
     def __init__(self, module, nvidia_smi, timeout):
-        self.module = module
+        super(Runner, self).__init__(module, timeout, "nvidia-smi")
         self.nvidia_smi = nvidia_smi
-        self.timeout = timeout
-        self.wrapper = module.get_bin_path("timeout") if timeout > 0 else None
-        if timeout > 0 and not self.wrapper:
-            module.warn("timeout (coreutils) not found: nvidia-smi runs without a time limit")
 
     def argv(self, args):
         return [self.nvidia_smi] + args
 
-    def run(self, args):
-        cmd = self.argv(args)
-        if self.wrapper:
-            cmd = [self.wrapper, "--kill-after=5", str(self.timeout)] + cmd
-        rc, out, err = self.module.run_command(cmd, environ_update={"LC_ALL": "C", "LANG": "C"})
-        timed_out = self.wrapper is not None and rc in TIMED_OUT_RCS
-        return rc, out, err, timed_out
+    def smi(self, args):
+        """(rc, stdout, stderr, timed_out) of nvidia-smi with args."""
+        return self.run(self.argv(args))
 
     def fail(self, args, msg, rc, out, err):
         self.module.fail_json(msg=msg, cmd=" ".join(self.argv(args)), rc=rc, stdout=out, stderr=err)
@@ -252,7 +244,7 @@ def _read_mig_minors(module):
 
 def _topo(runner, module):
     args = ["topo", "-m"]
-    rc, out, err, timed_out = runner.run(args)
+    rc, out, err, timed_out = runner.smi(args)
     consequence = "gres.conf lines carry no Cores= and no Links="
     if timed_out:
         module.warn("nvidia-smi topo -m timed out after %ds: %s" % (runner.timeout, consequence))
@@ -293,7 +285,7 @@ def main():
 
     runner = Runner(module, nvidia_smi, params["timeout"])
     args = ["-q", "-x"]
-    rc, out, err, timed_out = runner.run(args)
+    rc, out, err, timed_out = runner.smi(args)
     if timed_out:
         runner.fail(args, "nvidia-smi -q -x timed out after %ds (wedged GPU?)" % runner.timeout, rc, out, err)
     both = (out or "") + "\n" + (err or "")
@@ -316,7 +308,7 @@ def main():
     mig_minors = None
     if any(gpu["mig_mode"] == "enabled" and gpu["mig_devices"] for gpu in smi["gpus"]):
         args = ["-L"]
-        rc, out, err, timed_out = runner.run(args)
+        rc, out, err, timed_out = runner.smi(args)
         if timed_out:
             runner.fail(args, "nvidia-smi -L timed out after %ds (wedged GPU?)" % runner.timeout, rc, out, err)
         if rc != 0:

@@ -189,6 +189,7 @@ import os
 import socket
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (
     IbFactsError,
     build_facts,
@@ -214,11 +215,8 @@ def _last_line(text):
 
 def _run_ibstat(module, ibstat, timeout):
     argv = [ibstat]
-    wrapper = module.get_bin_path("timeout") if timeout > 0 else None
-    if wrapper:
-        argv = [wrapper, "-k", "5", str(timeout), ibstat]
-    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
-    if wrapper and rc in (124, 137):
+    rc, out, err, timed_out = TimedCommand(module, timeout, "ibstat").run(argv)
+    if timed_out:
         module.fail_json(msg="ib_facts: %s did not finish within %d s" % (ibstat, timeout),
                          cmd=argv, rc=rc, stdout=out, stderr=err)
     return argv, rc, out, err
