@@ -4,10 +4,12 @@
 """Parsers and derivations for the gpu_facts module.
 
 Pure functions over ``nvidia-smi`` output (``-q -x``, ``topo -m``, ``-L``),
-``/proc/driver/nvidia-caps/mig-minors`` and a CPU topology map read from
-sysfs. They return plain dicts/lists/strings and raise GpuFactsError, whose
-message is one line, on any input they cannot read: no other exception
-escapes for garbage input.
+``/proc/driver/nvidia-caps/mig-minors``, a CPU topology map and the PCI
+functions (vendor, class) read from sysfs. They return plain
+dicts/lists/strings and raise GpuFactsError, whose message is one line, on
+any input they cannot read: no other exception escapes for garbage input
+(the PCI and NVLink fabric helpers never raise: they skip what they cannot
+read).
 
 Conventions (see also NOTES in the collection's fixtures):
 
@@ -28,6 +30,11 @@ Conventions (see also NOTES in the collection's fixtures):
   (keys ``gpu<minor>/gi<gi>/access``, ``gpu<minor>/gi<gi>/ci<ci>/access``).
   A capability minor that is not known is left out of the line (the module
   warns): the line then still names the parent GPU file.
+- ``pci_gpus`` and ``nvswitches`` come from the PCI bus (sysfs), so they are
+  known before any driver or nvidia-smi is installed; their addresses keep
+  the sysfs form ``0000:3b:00.0`` (lower case, domain of at least 4
+  digits), unlike ``pci_bus_id``. ``nvlink_all_to_all`` needs ``topo -m`` (see
+  nvlink_all_to_all for why its threshold tells NVSwitch from a mesh).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -66,6 +73,15 @@ _PROFILE_RE = re.compile(r"(?:[0-9]+c\.)?([0-9]+)g\.([0-9]+)gb(?:\+[A-Za-z0-9]+)
 _MIG_MINOR_RE = re.compile(r"(\S+)\s+([0-9]+)")
 # Characters that would break a gres.conf or slurm.conf line.
 _TYPE_UNSAFE_RE = re.compile(r"[\s:,=#\"'\\]")
+# sysfs PCI function names and the vendor/class attribute files (drivers/pci/pci-sysfs.c: "0x%04x", "0x%06x").
+_SYSFS_PCI_RE = re.compile(r"([0-9A-Fa-f]{4,8}):([0-9A-Fa-f]{2}):([0-9A-Fa-f]{2})\.([0-7])")
+_SYSFS_VENDOR_RE = re.compile(r"0x([0-9A-Fa-f]{4})")
+_SYSFS_CLASS_RE = re.compile(r"0x([0-9A-Fa-f]{6})")
+NVIDIA_PCI_VENDOR = 0x10de
+PCI_BASE_CLASS_DISPLAY = 0x03
+PCI_CLASS_BRIDGE_OTHER = 0x0680
+# The most NVLinks one GPU has (Hopper and Blackwell: 18; Ampere 12, Volta 6).
+MAX_NVLINKS_PER_GPU = 18
 
 
 def _snippet(text, limit=60):
@@ -679,15 +695,149 @@ def slurm_gres(gpus):
 
 
 # --------------------------------------------------------------------------
+# PCI functions from sysfs, and whether an NVSwitch fabric joins the GPUs
+
+def _sysfs_value(value, pattern):
+    """The hex number in one sysfs attribute (text or bytes, e.g. '0x10de\\n'); None when unreadable."""
+    if isinstance(value, bytes):
+        value = value.decode("ascii", "replace")
+    if not isinstance(value, str):
+        return None
+    match = pattern.fullmatch(value.strip())
+    return int(match.group(1), 16) if match else None
+
+
+def parse_pci_devices(entries):
+    """NVIDIA GPUs and NVSwitch chips among the PCI functions of /sys/bus/pci/devices.
+
+    entries: [(address, vendor text, class text)] as read from
+    ``<address>/vendor`` (``0x10de``) and ``<address>/class`` (``0x030200``);
+    a file that could not be read is None. Returns {"pci_gpus": [...],
+    "nvswitches": [...]}, the addresses (``0000:3b:00.0``, lower case) sorted
+    by domain, bus, device and function:
+
+    - pci_gpus: vendor 0x10de, base class 0x03 (display controller: 0x0300
+      VGA on GeForce/RTX boards, 0x0302 3D controller on data-centre GPUs).
+      Needs no driver: the PCI core lists every function at boot.
+    - nvswitches: vendor 0x10de, class 0x0680 (bridge, other), which is how
+      the NVSwitch chips of HGX/DGX A100 (device 0x1af1) and H100 (0x22a3)
+      boards show up.
+
+    Other functions of NVIDIA boards (HD audio 0x0403, USB 0x0c03) and other
+    vendors are ignored. (The Ethernet of 2005-2008 nForce chipsets, e.g.
+    MCP61 10de:03ef, is class 0x0680 too and would be listed as a switch.)
+    An entry that is not a 3-tuple, an address that is not a PCI address,
+    or a vendor or class that is missing or not a hex number is skipped:
+    this never raises.
+    """
+    found = {"pci_gpus": set(), "nvswitches": set()}
+    for entry in entries if isinstance(entries, (list, tuple)) else []:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            continue
+        address, vendor, pci_class = entry
+        if isinstance(address, bytes):
+            address = address.decode("ascii", "replace")
+        match = _SYSFS_PCI_RE.fullmatch(address) if isinstance(address, str) else None
+        if not match or _sysfs_value(vendor, _SYSFS_VENDOR_RE) != NVIDIA_PCI_VENDOR:
+            continue
+        code = _sysfs_value(pci_class, _SYSFS_CLASS_RE)
+        if code is None:
+            continue
+        if code >> 16 == PCI_BASE_CLASS_DISPLAY:
+            found["pci_gpus"].add(address.lower())
+        elif code >> 8 == PCI_CLASS_BRIDGE_OTHER:
+            found["nvswitches"].add(address.lower())
+    return dict((key, sorted(values, key=_pci_sort_key)) for key, values in found.items())
+
+
+def _pci_sort_key(address):
+    return tuple(int(part, 16) for part in _SYSFS_PCI_RE.fullmatch(address).groups())
+
+
+def _peer_index(peer):
+    if isinstance(peer, bool):
+        return None
+    if isinstance(peer, int):
+        return peer
+    if isinstance(peer, str) and _INT_RE.fullmatch(peer):
+        return int(peer)
+    return None
+
+
+def nvlink_all_to_all(gpus):
+    """True when the NVLink counts of ``topo -m`` show the GPUs joined by an NVSwitch fabric.
+
+    gpus: parse_topo's ``gpus`` (or build_facts' GPUs), each with ``index``
+    and ``nvlinks`` {peer index (int or decimal string): link count}.
+
+    True when there are at least 2 GPUs, every pair is joined by the same
+    number of links c, and c * (GPUs - 1) > MAX_NVLINKS_PER_GPU (18). Behind
+    NVSwitch every GPU reports all of its links towards every peer (NV12 on
+    8x A100, NV18 on 8x H100), more links in total than any GPU has (18 on
+    Hopper and Blackwell, 12 on Ampere). A direct mesh never passes: 4x A100
+    HGX (NV4: 12), 4x H100 HGX (NV6: 18), the DGX-1 hybrid cube mesh
+    (NV1/NV2, not all pairs) and 2-GPU NVLink bridges. False for anything
+    else, including unknown topology or unreadable input; never raises.
+    """
+    if not isinstance(gpus, (list, tuple)) or len(gpus) < 2:
+        return False
+    indexes = []
+    for gpu in gpus:
+        index = _peer_index(gpu.get("index")) if isinstance(gpu, dict) else None
+        if index is None:
+            return False
+        indexes.append(index)
+    if len(set(indexes)) != len(indexes):
+        return False
+    counts = set()
+    for index, gpu in zip(indexes, gpus):
+        links = gpu.get("nvlinks")
+        if not isinstance(links, dict):
+            return False
+        peers = set()
+        for peer, count in links.items():
+            peer = _peer_index(peer)
+            if peer is None or peer in peers or isinstance(count, bool) or not isinstance(count, int) or count <= 0:
+                return False
+            peers.add(peer)
+            counts.add(count)
+        if peers != set(indexes) - set([index]):
+            return False
+    if len(counts) != 1:
+        return False
+    return counts.pop() * (len(gpus) - 1) > MAX_NVLINKS_PER_GPU
+
+
+def fabric_facts(pci_devices=None, topo_gpus=None):
+    """The keys pci_gpus, nvswitches, nvlink_all_to_all and fabric_manager_needed of gpuops_gpus.
+
+    pci_devices: parse_pci_devices or None (sysfs not read); topo_gpus:
+    parse_topo's ``gpus`` or None (topology unknown). nvidia-fabricmanager is
+    needed when NVSwitch chips are on the PCI bus or the NVLink counts show
+    an NVSwitch fabric (nvlink_all_to_all).
+    """
+    pci_devices = pci_devices if isinstance(pci_devices, dict) else {}
+    switches = list(pci_devices.get("nvswitches") or [])
+    all_to_all = nvlink_all_to_all(topo_gpus) if topo_gpus else False
+    return {
+        "pci_gpus": list(pci_devices.get("pci_gpus") or []),
+        "nvswitches": switches,
+        "nvlink_all_to_all": all_to_all,
+        "fabric_manager_needed": bool(switches) or all_to_all,
+    }
+
+
+# --------------------------------------------------------------------------
 # Everything together (what the module returns)
 
-def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None):
+def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None, pci_devices=None):
     """(facts, warnings) from parsed outputs; facts is what gpu_facts returns as gpuops_gpus.
 
     smi: parse_smi_xml; topo: parse_topo or None; cpu_topology: {os cpu:
     (package, core)} or None; listing: parse_smi_list or None; mig_minors:
-    parse_mig_minors or None. A topo whose GPU count differs from smi's is
-    dropped with a warning.
+    parse_mig_minors or None; pci_devices: parse_pci_devices or None. A topo
+    whose GPU count differs from smi's is dropped with a warning (and then
+    nvlink_all_to_all is False). The keys of fabric_facts are always there.
     """
     warnings = []
     gpus = copy.deepcopy(smi["gpus"])
@@ -720,4 +870,5 @@ def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None
         "gres_conf": gres_conf_lines(gpus, topo, cpu_topology, mig_minors) if gpus else [],
         "slurm_gres": slurm_gres(gpus),
     }
+    facts.update(fabric_facts(pci_devices, topo.get("gpus") if topo is not None else None))
     return facts, warnings

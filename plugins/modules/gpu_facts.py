@@ -22,6 +22,10 @@ description:
     Slurm's NVML AutoDetect types them (for example C(nvidia_a100_3g.39gb)).
   - A host without C(nvidia-smi), without GPUs, or whose driver is not loaded gets C(count=0) and no failure, so the
     module can run on CPU-only controllers too.
+  - Independently of C(nvidia-smi), the PCI functions in sysfs tell whether the host has NVIDIA GPUs (C(pci_gpus),
+    known before any driver is installed) and NVSwitch chips (C(nvswitches)); together with the NVLink counts of
+    C(nvidia-smi topo -m) (C(nvlink_all_to_all)) they say whether the NVSwitch fabric needs
+    C(nvidia-fabricmanager) (C(fabric_manager_needed)).
   - Changes nothing on the host.
 author:
   - gpuops.cluster contributors (@gpuops)
@@ -41,7 +45,9 @@ options:
   sysfs_root:
     description:
       - Where sysfs is mounted. The CPU topology is read from
-        C(<sysfs_root>/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}).
+        C(<sysfs_root>/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}), the PCI functions from
+        C(<sysfs_root>/bus/pci/devices/*/{vendor,class}).
+      - A container sees the host's PCI functions there, which is what is wanted.
     type: path
     default: /sys
 extends_documentation_fragment:
@@ -61,6 +67,8 @@ notes:
     read, MIG lines name only the parent C(/dev/nvidiaN) and the module warns.
   - C(nvidia-smi) failing, timing out or printing output that cannot be parsed fails the module with C(cmd), C(rc)
     and a one-line reason.
+  - A missing or unreadable C(<sysfs_root>/bus/pci/devices) gives empty C(pci_gpus) and C(nvswitches), no failure;
+    a PCI function whose C(vendor) or C(class) cannot be read is skipped.
 """
 
 EXAMPLES = r"""
@@ -75,6 +83,12 @@ EXAMPLES = r"""
   gpuops.cluster.gpu_facts:
     nvidia_smi: /usr/local/nvidia/bin/nvidia-smi
     timeout: 10
+
+- name: Tell GPU hosts and NVSwitch (HGX/DGX) boards apart, also before any driver is installed
+  ansible.builtin.debug:
+    msg: >-
+      {{ ansible_facts.gpuops_gpus.pci_gpus | length }} NVIDIA GPUs on the PCI bus,
+      nvidia-fabricmanager needed: {{ ansible_facts.gpuops_gpus.fabric_manager_needed }}
 
 - name: Fail early on a GPU node that reports no GPU
   ansible.builtin.assert:
@@ -149,6 +163,40 @@ ansible_facts:
           description: The node's slurm.conf C(Gres=) value, one C(gpu:<type>:<count>) per type sorted by type; empty without GPUs.
           type: str
           sample: gpu:nvidia_h100_80gb_hbm3:8
+        pci_gpus:
+          description:
+            - PCI addresses, as sysfs names them, of the NVIDIA GPUs on the PCI bus (vendor C(0x10de), display controller
+              class C(0x03xx), that is C(0x0302) 3D controller or C(0x0300) VGA), sorted.
+            - Read from C(<sysfs_root>/bus/pci/devices), so it is filled whatever C(status) is, also before any driver or
+              C(nvidia-smi) is installed. Other functions of NVIDIA boards (HD audio, USB) are not listed.
+          type: list
+          elements: str
+          sample: ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0"]
+        nvswitches:
+          description:
+            - PCI addresses of the NVSwitch chips (vendor C(0x10de), class C(0x0680xx), bridge "other"), sorted; how they
+              appear on HGX/DGX A100 (device C(0x1af1)) and H100 (device C(0x22a3)) boards. Empty on boards without them.
+          type: list
+          elements: str
+          sample: ["0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:08:00.0"]
+        nvlink_all_to_all:
+          description:
+            - True when C(nvidia-smi topo -m) shows at least 2 GPUs, every pair joined by the same number of NVLinks
+              c, and c times (number of GPUs - 1) is more than 18.
+            - Behind NVSwitch every GPU reports all of its links towards every peer (C(NV12) on 8x A100, C(NV18) on
+              8x H100), more links in total than any GPU has (18 on Hopper and Blackwell). A direct mesh never
+              passes (4x A100 HGX with C(NV4), 4x H100 HGX with C(NV6), the DGX-1 hybrid cube mesh with C(NV1)/C(NV2),
+              2-GPU NVLink bridges).
+            - False when the topology is unknown (no C(nvidia-smi), topo failing, or its GPU count differing from
+              C(nvidia-smi -q -x)).
+          type: bool
+          sample: true
+        fabric_manager_needed:
+          description:
+            - True when C(nvswitches) is not empty or C(nvlink_all_to_all) is true; then the GPUs sit on an NVSwitch
+              fabric that C(nvidia-fabricmanager) must set up before CUDA can use them.
+          type: bool
+          sample: true
 """
 
 import os
@@ -159,7 +207,9 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command impo
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     GpuFactsError,
     build_facts,
+    fabric_facts,
     parse_mig_minors,
+    parse_pci_devices,
     parse_smi_list,
     parse_smi_xml,
     parse_topo,
@@ -183,9 +233,11 @@ def _last_line(*texts):
     return "no output"
 
 
-def _empty(status):
-    return {"status": status, "driver_version": None, "cuda_version": None, "count": 0,
-            "gpus": [], "gres_conf": [], "slurm_gres": ""}
+def _empty(status, pci_devices):
+    facts = {"status": status, "driver_version": None, "cuda_version": None, "count": 0,
+             "gpus": [], "gres_conf": [], "slurm_gres": ""}
+    facts.update(fabric_facts(pci_devices))
+    return facts
 
 
 class Runner(TimedCommand):
@@ -228,6 +280,29 @@ def _read_cpu_topology(sysfs_root):
         if len(values) == 2:
             result[int(match.group(1))] = (values[0], values[1])
     return result
+
+
+def _read_pci_devices(sysfs_root):
+    """[(address, vendor, class)] of <sysfs_root>/bus/pci/devices, None for a file that cannot be read.
+
+    The entries are links into /sys/devices on a real system; open() follows them.
+    """
+    base = os.path.join(sysfs_root, "bus", "pci", "devices")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    entries = []
+    for name in names:
+        values = []
+        for leaf in ("vendor", "class"):
+            try:
+                with open(os.path.join(base, name, leaf), "rb") as handle:
+                    values.append(handle.read(64))
+            except (IOError, OSError):
+                values.append(None)
+        entries.append((name, values[0], values[1]))
+    return entries
 
 
 def _read_mig_minors(module):
@@ -274,6 +349,8 @@ def main():
     params = module.params
     if params["timeout"] < 0:
         module.fail_json(msg="timeout must be 0 (no limit) or a number of seconds, got %d" % params["timeout"])
+    # Read before nvidia-smi is looked for: it tells GPU hosts apart before any driver is installed.
+    pci_devices = parse_pci_devices(_read_pci_devices(params["sysfs_root"]))
     nvidia_smi = params["nvidia_smi"]
     if nvidia_smi:
         if not (os.path.isfile(nvidia_smi) and os.access(nvidia_smi, os.X_OK)):
@@ -281,7 +358,7 @@ def main():
     else:
         nvidia_smi = module.get_bin_path("nvidia-smi")
         if not nvidia_smi:
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_nvidia_smi")})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_nvidia_smi", pci_devices)})
 
     runner = Runner(module, nvidia_smi, params["timeout"])
     args = ["-q", "-x"]
@@ -291,10 +368,10 @@ def main():
     both = (out or "") + "\n" + (err or "")
     if rc != 0 or not out.strip().startswith("<"):
         if NO_DEVICES in both:
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices")})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices)})
         if any(marker in both for marker in NO_DRIVER):
             module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % _last_line(out, err))
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_driver")})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_driver", pci_devices)})
         if rc != 0:
             runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
     try:
@@ -324,7 +401,8 @@ def main():
         cpu_topology = _read_cpu_topology(params["sysfs_root"])
 
     try:
-        facts, warnings = build_facts(smi, topo=topo, cpu_topology=cpu_topology, listing=listing, mig_minors=mig_minors)
+        facts, warnings = build_facts(smi, topo=topo, cpu_topology=cpu_topology, listing=listing, mig_minors=mig_minors,
+                                      pci_devices=pci_devices)
     except GpuFactsError as exc:
         module.fail_json(msg="gpu_facts: %s" % exc)
     for warning in warnings:

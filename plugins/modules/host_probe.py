@@ -14,8 +14,9 @@ short_description: Read users, groups, packages, services and files in one call
 version_added: 0.1.0
 description:
   - Reports, without changing anything, whether users and groups exist (with their ids), whether
-    packages are installed (dpkg or rpm), whether systemd services are active and enabled, and the
-    type, owner, mode and checksum of files and directories.
+    packages are installed (dpkg or rpm), with their version and whether they are held against
+    upgrades, whether systemd services are active and enabled, and the type, owner, mode and checksum
+    of files and directories.
   - The roles run it once per host and then call M(ansible.builtin.user), M(ansible.builtin.apt),
     M(ansible.builtin.service) and friends only for what differs, so an up-to-date host costs one
     remote call instead of one per item. Those modules still make every change.
@@ -33,7 +34,9 @@ options:
     elements: str
     default: []
   packages:
-    description: Package names to look up with dpkg-query or rpm.
+    description:
+      - Package names to look up with dpkg-query or rpm, without version or architecture.
+      - Each is reported in RV(packages), RV(package_versions) and RV(package_holds).
     type: list
     elements: str
     default: []
@@ -60,6 +63,9 @@ attributes:
 notes:
   - Package lookups need C(dpkg-query) or C(rpm); service lookups need C(systemctl). A lookup whose
     tool is missing fails with the reason.
+  - On rpm systems a package is held when the dnf or yum versionlock plugin's list
+    (C(/etc/dnf/plugins/versionlock.list), else C(/etc/yum/pluginconf.d/versionlock.list)) locks its name;
+    exclude entries (C(!name-version)) are not holds, and dnf5's C(/etc/dnf/versionlock.toml) is not read.
 """
 
 EXAMPLES = r"""
@@ -76,6 +82,24 @@ EXAMPLES = r"""
   ansible.builtin.apt:
     name: [slurmd, munge]
   when: not (probe.packages.values() | list is all)
+
+- name: Look at the NVIDIA driver
+  gpuops.cluster.host_probe:
+    packages: [nvidia-driver-535]
+  register: driver_probe
+
+- name: Install the pinned driver only when another version, or none, is installed
+  ansible.builtin.apt:
+    name: nvidia-driver-535=535.261.03-1
+    allow_downgrade: true
+    allow_change_held_packages: "{{ driver_probe.package_holds['nvidia-driver-535'] }}"
+  when: driver_probe.package_versions['nvidia-driver-535'] != '535.261.03-1'
+
+- name: Hold it so that upgrades leave it alone
+  ansible.builtin.dpkg_selections:
+    name: nvidia-driver-535
+    selection: hold
+  when: not driver_probe.package_holds['nvidia-driver-535']
 """
 
 RETURN = r"""
@@ -91,6 +115,21 @@ groups:
   sample: {"slurm": {"exists": true, "gid": 64030}}
 packages:
   description: For each package asked for, whether it is installed.
+  returned: always
+  type: dict
+  sample: {"slurmd": true, "munge": false}
+package_versions:
+  description:
+    - For each package asked for, its installed version, or V(null) when it is not installed.
+    - dpkg gives C(${Version}) (with its epoch, if any); rpm gives C(VERSION-RELEASE), prefixed with C(EPOCH:)
+      when the epoch is not 0 (V(3:535.154.05-1.el9)). Of several installed rpm versions (kernel), the one rpm lists last.
+  returned: always
+  type: dict
+  sample: {"slurmd": "22.05.8-4", "munge": null}
+package_holds:
+  description:
+    - For each package asked for, whether it is held against upgrades, installed or not.
+    - dpkg, when its selection is C(hold) (C(apt-mark hold)); rpm, when the versionlock list locks its name.
   returned: always
   type: dict
   sample: {"slurmd": true, "munge": false}
@@ -118,10 +157,14 @@ import stat
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
     HostProbeError,
-    parse_dpkg_query,
-    parse_rpm_query,
+    parse_dpkg_query_details,
+    parse_rpm_query_details,
     parse_systemctl_show,
+    parse_versionlock_list,
 )
+
+# Where the dnf (EL8 and later) and yum (EL7) versionlock plugins keep their lists; the first that exists is read.
+VERSIONLOCK_LISTS = ("/etc/dnf/plugins/versionlock.list", "/etc/yum/pluginconf.d/versionlock.list")
 
 
 def _users(names):
@@ -157,18 +200,31 @@ def _run(module, argv, ok_rcs=(0,)):
     return out
 
 
+def _versionlock_names(module):
+    for path in VERSIONLOCK_LISTS:
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path) as handle:
+                return parse_versionlock_list(handle.read())
+        except (IOError, OSError) as exc:
+            module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
+    return []
+
+
 def _packages(module, names):
+    """{name: {installed, held, version}} for each package name."""
     if not names:
         return {}
     dpkg = module.get_bin_path("dpkg-query")
     if dpkg:
         # rc 1: some package is unknown to dpkg (it then prints nothing for it).
-        out = _run(module, [dpkg, "-W", "-f", "${Package} ${db:Status-Status}\\n"] + names, ok_rcs=(0, 1))
-        return parse_dpkg_query(out, names)
+        out = _run(module, [dpkg, "-W", "-f", "${Package} ${db:Status-Status} ${db:Status-Want} ${Version}\\n"] + names, ok_rcs=(0, 1))
+        return parse_dpkg_query_details(out, names)
     rpm = module.get_bin_path("rpm")
     if rpm:
-        out = _run(module, [rpm, "-q", "--qf", "%{NAME}\\n"] + names, ok_rcs=tuple(range(0, 256)))
-        return parse_rpm_query(out, names)
+        out = _run(module, [rpm, "-q", "--qf", "%{NAME} %{EPOCHNUM} %{VERSION}-%{RELEASE}\\n"] + names, ok_rcs=tuple(range(0, 256)))
+        return parse_rpm_query_details(out, names, _versionlock_names(module))
     module.fail_json(msg="host_probe: neither dpkg-query nor rpm is installed; cannot look up packages %s" % ", ".join(names))
 
 
@@ -236,11 +292,14 @@ def main():
         supports_check_mode=True,
     )
     try:
+        packages = _packages(module, module.params["packages"])
         result = dict(
             changed=False,
             users=_users(module.params["users"]),
             groups=_groups(module.params["groups"]),
-            packages=_packages(module, module.params["packages"]),
+            packages=dict((name, state["installed"]) for name, state in packages.items()),
+            package_versions=dict((name, state["version"]) for name, state in packages.items()),
+            package_holds=dict((name, state["held"]) for name, state in packages.items()),
             services=_services(module, module.params["services"]),
             files=_files(module, module.params["paths"]),
         )

@@ -25,10 +25,13 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     build_facts,
     compress_ranges,
     cpu_list,
+    fabric_facts,
     gres_conf_lines,
     mig_slurm_type,
     normalize_pci_bus_id,
+    nvlink_all_to_all,
     parse_mig_minors,
+    parse_pci_devices,
     parse_smi_list,
     parse_smi_xml,
     parse_topo,
@@ -811,7 +814,226 @@ def test_build_facts_mig():
 def test_build_facts_no_gpus():
     facts, warnings = build_facts({"driver_version": "550.1", "cuda_version": None, "gpus": []})
     assert (facts, warnings) == ({"driver_version": "550.1", "cuda_version": None, "count": 0, "gpus": [], "gres_conf": [],
-                                  "slurm_gres": ""}, [])
+                                  "slurm_gres": "", "pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": False,
+                                  "fabric_manager_needed": False}, [])
+
+
+# ---------------------------------------------------------------------------
+# PCI functions (sysfs) and NVSwitch fabric detection
+
+# The hand-built trees under tests/fixtures/sysfs/handbuilt_* (see their READMEs and GPU_SOURCES.md).
+# Their function directories use '_' for ':' (ansible-test's no-illegal-filenames).
+SYSFS_H100 = "handbuilt_hgx-h100-8gpu"
+SYSFS_A100 = "handbuilt_hgx-a100-8gpu"
+SYSFS_RTX = "handbuilt_pcie-rtx3090-workstation"
+H100_PCI_GPUS = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                 "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"]
+H100_NVSWITCHES = ["0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:08:00.0"]
+A100_PCI_GPUS = ["0000:07:00.0", "0000:0f:00.0", "0000:47:00.0", "0000:4e:00.0",
+                 "0000:87:00.0", "0000:90:00.0", "0000:b7:00.0", "0000:bd:00.0"]
+A100_NVSWITCHES = ["0000:c4:00.0", "0000:c5:00.0", "0000:c6:00.0", "0000:c7:00.0", "0000:c8:00.0", "0000:c9:00.0"]
+
+
+def pci_entries(tree):
+    """(address, vendor, class) of every function of a hand-built tree, None for a missing file."""
+    base = os.path.join(FIXTURES, "sysfs", tree, "bus", "pci", "devices")
+    entries = []
+    for name in sorted(os.listdir(base)):
+        values = []
+        for leaf in ("vendor", "class"):
+            path = os.path.join(base, name, leaf)
+            values.append(fixture(os.path.join("sysfs", tree, "bus", "pci", "devices", name), leaf)
+                          if os.path.exists(path) else None)
+        entries.append((name.replace("_", ":"), values[0], values[1]))
+    return entries
+
+
+@pytest.mark.parametrize("tree, expected", [
+    (SYSFS_H100, {"pci_gpus": H100_PCI_GPUS, "nvswitches": H100_NVSWITCHES}),
+    (SYSFS_A100, {"pci_gpus": A100_PCI_GPUS, "nvswitches": A100_NVSWITCHES}),
+    # The RTX 3090 is a VGA controller (0x030000); its HD audio function 0000:65:00.1 (0x040300) is not a GPU.
+    (SYSFS_RTX, {"pci_gpus": ["0000:65:00.0"], "nvswitches": []}),
+])
+def test_pci_devices_of_hand_built_trees(tree, expected):
+    # Host bridges (8086 0x060000), the ASPEED BMC VGA (1a03 0x030000) and ConnectX-7 (15b3 0x020700) are ignored.
+    assert parse_pci_devices(pci_entries(tree)) == expected
+
+
+GOOD_GPU = ("0000:3b:00.0", "0x10de\n", "0x030200\n")
+
+
+@pytest.mark.parametrize("entry", [
+    ("0000:3c:00.0", "zzz\n", "0x030200\n"),
+    ("0000:3c:00.0", "0x10de\n", None),
+    ("0000:3c:00.0", None, "0x030200\n"),
+    ("0000:3c:00.0", "", ""),
+    ("0000:3c:00.0", "0x10de\n", "0x0302\n"),
+    ("0000:3c:00.0", "0x10de\n", "0x03020000\n"),
+    ("0000:3c:00.0", "0x10de\n", "zzz"),
+    ("0000:3c:00.0", "0x10dee\n", "0x030200\n"),
+    ("0000:3c:00.0", "10de\n", "0x030200\n"),
+    ("0000:3c:00.0", "0x10de 0x10de\n", "0x030200\n"),
+    ("0000:3c:00.0", b"\xff\xfe\x00", b"0x030200\n"),
+    ("0000:3c:00.0", 0x10de, 0x030200),
+    ("not-a-function", "0x10de\n", "0x030200\n"),
+    ("0000:3c:00.8", "0x10de\n", "0x030200\n"),
+    ("3c:00.0", "0x10de\n", "0x030200\n"),
+    (None, "0x10de\n", "0x030200\n"),
+    ("0000:3c:00.0", "0x10de\n"),
+    ("0000:3c:00.0 0x10de 0x030200",),
+    "0000:3c:00.0",
+    None,
+    # NVIDIA functions that are neither: HD audio, USB (Turing), a PCI-to-PCI bridge, an IDE controller.
+    ("0000:3c:00.1", "0x10de\n", "0x040300\n"),
+    ("0000:3c:00.2", "0x10de\n", "0x0c0330\n"),
+    ("0000:3c:00.0", "0x10de\n", "0x060400\n"),
+    ("0000:00:08.0", "0x10de\n", "0x010185\n"),
+    # Other vendors' GPUs and bridges.
+    ("0000:03:00.0", "0x1a03\n", "0x030000\n"),
+    ("0000:c4:00.0", "0x1002\n", "0x038000\n"),
+    ("0000:00:00.0", "0x8086\n", "0x068000\n"),
+])
+def test_pci_devices_skip_garbage_and_other_functions(entry):
+    assert parse_pci_devices([entry, GOOD_GPU]) == {"pci_gpus": ["0000:3b:00.0"], "nvswitches": []}
+
+
+def test_pci_devices_forms_and_order():
+    entries = [
+        ("10000:00:00.0", "0x10de", "0x030200"),          # VMD domains are 5 hex digits: sorted as numbers
+        ("0000:3B:00.0", "0x10DE\n", "0x030200\n"),        # upper case is read and reported in sysfs' lower case
+        (b"0000:3b:00.0", b"0x10de\n", b"0x030200\n"),     # bytes, as the module reads them; a duplicate
+        ("0000:0a:00.0", "  0x10de  \n", "0x038000\n"),    # display controller "other" is base class 0x03 too
+        ("0000:02:00.0", "0x10de\n", "0x068000\n"),
+        ("0000:01:00.0", "0x10de\n", "0x0680ff\n"),
+    ]
+    assert parse_pci_devices(entries) == {
+        "pci_gpus": ["0000:0a:00.0", "0000:3b:00.0", "10000:00:00.0"],
+        "nvswitches": ["0000:01:00.0", "0000:02:00.0"],
+    }
+
+
+@pytest.mark.parametrize("entries", [None, [], (), "0000:3b:00.0 0x10de 0x030200", {"0000:3b:00.0": ("0x10de", "0x030200")}, 7])
+def test_pci_devices_of_nothing(entries):
+    assert parse_pci_devices(entries) == {"pci_gpus": [], "nvswitches": []}
+
+
+def topo_table(cells):
+    """A topo -m matrix (tab separated, as the driver prints it) from {(i, j): cell} for i < j; other pairs SYS."""
+    count = max(max(pair) for pair in cells) + 1
+    lines = ["\t" + "\t".join("GPU%d" % i for i in range(count)) + "\tCPU Affinity\tNUMA Affinity"]
+    for i in range(count):
+        row = [" X " if i == j else cells.get((min(i, j), max(i, j)), "SYS") for j in range(count)]
+        lines.append("GPU%d\t" % i + "\t".join(row) + "\t0-15\t0")
+    return "\n".join(lines) + "\n"
+
+
+def all_pairs(count, cell):
+    return dict(((i, j), cell) for i in range(count) for j in range(i + 1, count))
+
+
+def with_pair(cells, pair, cell):
+    result = dict(cells)
+    result[pair] = cell
+    return result
+
+
+@pytest.mark.parametrize("text, expected", [
+    # NVSwitch: every GPU reports all its links towards every peer.
+    (topo(TOPO_H100), True),                                   # 8x H100, NV18: 18 * 7 = 126
+    (topo(TOPO_A100), True),                                   # 8x A100, NV12: 12 * 7 = 84
+    (topo_table(all_pairs(4, "NV12")), True),                  # 4 GPUs of an 8x A100 NVSwitch board: 36
+    # Direct meshes and bridges.
+    (topo(TOPO_DGX1), False),                                  # DGX-1 hybrid cube mesh, NV1/NV2, not all pairs
+    (topo(TOPO_ANSI), False),                                  # a single GPU
+    (topo_table(all_pairs(4, "NV4")), False),                  # 4x A100 HGX: 4 * 3 = 12
+    (topo_table(all_pairs(4, "NV6")), False),                  # 4x H100 HGX: 6 * 3 = 18, not more than 18
+    (topo_table(all_pairs(2, "NV4")), False),                  # 2-GPU NVLink bridge
+    (topo_table(all_pairs(2, "NV18")), False),                 # 18 * 1 = 18: not told from a direct link
+    (topo_table(all_pairs(8, "NV18")), True),                  # the hand-built table reads like the capture
+    (topo_table(with_pair(all_pairs(8, "NV18"), (0, 1), "NV17")), False),  # one pair differs
+    (topo_table(with_pair(all_pairs(8, "NV12"), (2, 5), "SYS")), False),   # one pair without NVLink
+    (topo_table(all_pairs(8, "PIX")), False),                  # PCIe only
+])
+def test_nvlink_all_to_all_from_topo(text, expected):
+    result = parse_topo(text)
+    assert nvlink_all_to_all(result["gpus"]) is expected
+
+
+def test_nvlink_all_to_all_takes_build_facts_gpus():
+    # build_facts keys nvlinks by peer index as a string (JSON keys); the answer is the same.
+    # Two machines: the 8x V100S -q -x with the sglang 8x H100 topo.
+    facts, _warnings = build_facts(parse_smi_xml(xml(V100S_8X)), parse_topo(topo(TOPO_H100)), P5_CPUS)
+    assert facts["gpus"][0]["nvlinks"] == dict(("%d" % peer, 18) for peer in range(1, 8))
+    assert nvlink_all_to_all(facts["gpus"]) is True
+
+
+@pytest.mark.parametrize("gpus", [
+    None, [], "GPU0 NV18", {0: {1: 18}},
+    [{"index": 0, "nvlinks": {}}],
+    [{"index": 0, "nvlinks": {1: 18}}, {"index": 0, "nvlinks": {1: 18}}],
+    [{"index": 0, "nvlinks": {1: 18}}, {"index": 1, "nvlinks": None}],
+    [{"index": 0, "nvlinks": {1: 18}}, {"index": 1}],
+    [{"index": 0, "nvlinks": {1: 18}}, "GPU1"],
+    [{"index": "zero", "nvlinks": {1: 18}}, {"index": 1, "nvlinks": {0: 18}}],
+    [{"index": True, "nvlinks": {1: 18}}, {"index": 1, "nvlinks": {True: 18}}],
+    [{"index": 0, "nvlinks": {1: "18"}}, {"index": 1, "nvlinks": {0: "18"}}],
+    [{"index": 0, "nvlinks": {1: True}}, {"index": 1, "nvlinks": {0: True}}],
+    [{"index": 0, "nvlinks": {1: 0}}, {"index": 1, "nvlinks": {0: 0}}],
+    [{"index": 0, "nvlinks": {1: -30}}, {"index": 1, "nvlinks": {0: -30}}],
+    [{"index": 0, "nvlinks": {"1": 30, 1: 30}}, {"index": 1, "nvlinks": {0: 30}}],
+    [{"index": 0, "nvlinks": {"x": 30}}, {"index": 1, "nvlinks": {0: 30}}],
+    [{"index": 0, "nvlinks": {1: 30, 0: 30}}, {"index": 1, "nvlinks": {0: 30, 1: 30}}],
+    [{"index": 0, "nvlinks": {2: 30}}, {"index": 1, "nvlinks": {0: 30}}],
+])
+def test_nvlink_all_to_all_unreadable_is_false(gpus):
+    assert nvlink_all_to_all(gpus) is False
+
+
+def test_nvlink_all_to_all_reads_its_input_only():
+    gpus = parse_topo(topo(TOPO_A100))["gpus"]
+    before = repr(gpus)
+    assert nvlink_all_to_all(gpus) is True
+    assert repr(gpus) == before
+
+
+@pytest.mark.parametrize("pci, topo_gpus, expected", [
+    (None, None, {"pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": False, "fabric_manager_needed": False}),
+    # NVSwitch chips on the PCI bus: needed even before nvidia-smi can tell the topology.
+    ({"pci_gpus": H100_PCI_GPUS, "nvswitches": H100_NVSWITCHES}, None,
+     {"pci_gpus": H100_PCI_GPUS, "nvswitches": H100_NVSWITCHES, "nvlink_all_to_all": False, "fabric_manager_needed": True}),
+    # The NVLink counts alone (sysfs not read, or switches not on the PCI bus).
+    (None, parse_topo(topo(TOPO_H100))["gpus"],
+     {"pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": True, "fabric_manager_needed": True}),
+    ({"pci_gpus": ["0000:65:00.0"], "nvswitches": []}, parse_topo(topo(TOPO_ANSI))["gpus"],
+     {"pci_gpus": ["0000:65:00.0"], "nvswitches": [], "nvlink_all_to_all": False, "fabric_manager_needed": False}),
+    ("garbage", "garbage", {"pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": False, "fabric_manager_needed": False}),
+])
+def test_fabric_facts(pci, topo_gpus, expected):
+    assert fabric_facts(pci, topo_gpus) == expected
+
+
+def test_build_facts_hgx_h100_board():
+    # Three sources: the 8x V100S -q -x, the sglang 8x H100 topo and the hand-built HGX H100 PCI tree.
+    facts, warnings = build_facts(parse_smi_xml(xml(V100S_8X)), parse_topo(topo(TOPO_H100)), P5_CPUS,
+                                  pci_devices=parse_pci_devices(pci_entries(SYSFS_H100)))
+    assert warnings == []
+    assert (facts["pci_gpus"], facts["nvswitches"]) == (H100_PCI_GPUS, H100_NVSWITCHES)
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (True, True)
+    assert facts["count"] == 8
+    assert facts["gres_conf"][0] == "Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia0 Cores=0-47 Links=-1,18,18,18,18,18,18,18"
+
+
+def test_build_facts_dgx1_mesh_needs_no_fabric_manager():
+    facts, _warnings = build_facts(parse_smi_xml(xml(V100S_8X)), parse_topo(topo(TOPO_DGX1)), DGX1_CPUS,
+                                   pci_devices={"pci_gpus": [], "nvswitches": []})
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
+
+
+def test_build_facts_topo_of_other_size_gives_no_all_to_all():
+    # The T4 (1 GPU) with the 8x H100 NV18 topo: the topo is dropped, so is its all-to-all.
+    facts, warnings = build_facts(parse_smi_xml(xml(T4)), parse_topo(topo(TOPO_H100)), P5_CPUS)
+    assert warnings == ["nvidia-smi topo -m lists 8 GPUs but nvidia-smi -q -x 1: CPU affinity and NVLinks left out"]
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
 
 
 # ---------------------------------------------------------------------------
@@ -912,3 +1134,36 @@ def test_fuzz_cpu_list_and_mig_minors(data):
             parser(data)
         except GpuFactsError as exc:
             assert "\n" not in str(exc)
+
+
+SYSFS_TEXT = st.one_of(st.none(), st.text(max_size=12), st.binary(max_size=12),
+                       st.sampled_from(["0x10de\n", "0x030200\n", "0x068000\n", "0x040300\n", "0x15b3\n", "0x", "0x10de0"]))
+
+
+@FUZZ
+@given(st.one_of(
+    st.lists(st.tuples(st.one_of(st.sampled_from(["0000:3b:00.0", "0000:05:00.0", "ffff:ff:1f.7"]), st.text(max_size=16),
+                                 st.binary(max_size=16), st.none(), st.integers()), SYSFS_TEXT, SYSFS_TEXT), max_size=6),
+    st.lists(st.one_of(st.none(), st.text(max_size=8), st.tuples(SYSFS_TEXT), st.lists(SYSFS_TEXT, max_size=4)), max_size=4),
+    st.text(max_size=20), st.none(), st.integers()))
+def test_fuzz_pci_devices(entries):
+    result = parse_pci_devices(entries)
+    assert sorted(result) == ["nvswitches", "pci_gpus"]
+    for addresses in result.values():
+        assert all(isinstance(address, str) and address == address.lower() for address in addresses)
+        assert len(set(addresses)) == len(addresses)
+
+
+PEER = st.one_of(st.integers(-1, 9), st.sampled_from(["0", "1", "2", "x", ""]), st.booleans(), st.none())
+
+
+@FUZZ
+@given(st.one_of(
+    st.lists(st.fixed_dictionaries({"index": PEER, "nvlinks": st.one_of(
+        st.dictionaries(PEER, st.one_of(st.integers(-2, 40), st.text(max_size=3), st.booleans(), st.none()), max_size=9),
+        st.none(), st.text(max_size=5))}), max_size=9),
+    st.lists(st.one_of(st.none(), st.integers(), st.text(max_size=5), st.dictionaries(st.text(max_size=6), PEER)), max_size=4),
+    st.text(max_size=10), st.none()))
+def test_fuzz_nvlink_all_to_all(gpus):
+    assert nvlink_all_to_all(gpus) in (True, False)
+    assert isinstance(fabric_facts({"pci_gpus": [], "nvswitches": []}, gpus)["fabric_manager_needed"], bool)

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""gpu_facts against a fake nvidia-smi that replays real captures (tests/fixtures/GPU_SOURCES.md)
-and a CPU topology written into a temporary sysfs tree."""
+"""gpu_facts against a fake nvidia-smi that replays real captures (tests/fixtures/GPU_SOURCES.md),
+a CPU topology written into a temporary sysfs tree, and PCI functions copied from the hand-built
+trees under tests/fixtures/sysfs/handbuilt_*."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,6 +11,7 @@ __metaclass__ = type
 
 import json
 import os
+import shutil
 import stat
 
 import pytest
@@ -24,6 +26,16 @@ A100_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "telegraf_a100-sxm4-v12.xml"
 T4_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "telegraf_tesla-t4.xml")
 DGX1_TOPO = os.path.join(FIXTURES, "nvidia-smi-topo", "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt")
 DGX_A100_LIST = os.path.join(FIXTURES, "nvidia-smi-L", "deepops_dgxa100-80g_mig_head10_cmdline-stripped.txt")
+H100_TOPO = os.path.join(FIXTURES, "nvidia-smi-topo", "sglang30401_8xH100_NV18_8nic.txt")
+SYSFS_H100 = "handbuilt_hgx-h100-8gpu"
+SYSFS_A100 = "handbuilt_hgx-a100-8gpu"
+SYSFS_RTX = "handbuilt_pcie-rtx3090-workstation"
+H100_PCI_GPUS = ["0000:18:00.0", "0000:2a:00.0", "0000:3a:00.0", "0000:5d:00.0",
+                 "0000:9a:00.0", "0000:ab:00.0", "0000:ba:00.0", "0000:db:00.0"]
+H100_NVSWITCHES = ["0000:05:00.0", "0000:06:00.0", "0000:07:00.0", "0000:08:00.0"]
+A100_PCI_GPUS = ["0000:07:00.0", "0000:0f:00.0", "0000:47:00.0", "0000:4e:00.0",
+                 "0000:87:00.0", "0000:90:00.0", "0000:b7:00.0", "0000:bd:00.0"]
+A100_NVSWITCHES = ["0000:c4:00.0", "0000:c5:00.0", "0000:c6:00.0", "0000:c7:00.0", "0000:c8:00.0", "0000:c9:00.0"]
 
 # DGX-1: 2 sockets x 20 Broadwell cores (core_id 0-4,8-12,16-20,24-28) x 2 threads.
 BROADWELL_CORE_IDS = [0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 16, 17, 18, 19, 20, 24, 25, 26, 27, 28]
@@ -53,6 +65,30 @@ def make_sysfs(root):
     (cpu_dir / "online").write_text("0-79\n")
     (cpu_dir / "cpu80").mkdir()
     return str(root)
+
+
+def pci_sysfs(root, tree, links=False):
+    """Copy a hand-built PCI tree under root/bus/pci/devices with the real names ('_' back to ':').
+
+    With links, the functions live under root/devices/pci<domain>:<bus>/ and bus/pci/devices holds
+    relative symbolic links to them, as on a real system.
+    """
+    source = os.path.join(FIXTURES, "sysfs", tree, "bus", "pci", "devices")
+    devices = root / "bus" / "pci" / "devices"
+    devices.mkdir(parents=True)
+    for name in sorted(os.listdir(source)):
+        address = name.replace("_", ":")
+        if links:
+            target = root / "devices" / ("pci" + address.rsplit(":", 1)[0]) / address
+            shutil.copytree(os.path.join(source, name), str(target))
+            os.symlink(os.path.relpath(str(target), str(devices)), str(devices / address))
+        else:
+            shutil.copytree(os.path.join(source, name), str(devices / address))
+    return str(root)
+
+
+def no_nvidia_smi(monkeypatch):
+    monkeypatch.setattr(gpu_facts.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: None)
 
 
 def fake_smi(tmp_path, cases):
@@ -118,6 +154,9 @@ def test_8x_v100s_with_dgx1_topo_and_sysfs(tmp_path, capsys):
         "mig_mode": None, "mig_devices": [], "cpu_affinity": "0-19,40-59", "numa_affinity": None, "cores": "0-19",
         "nvlinks": {"3": 1, "4": 2, "5": 1, "6": 2},
     }
+    # The hybrid cube mesh is direct NVLink; this sysfs tree has no bus/pci.
+    assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
 
 
 def test_check_mode_gives_the_same_facts(tmp_path, capsys):
@@ -199,12 +238,104 @@ def test_mig_minors_unreadable_warns(tmp_path, capsys, monkeypatch):
 
 
 def test_no_nvidia_smi_binary(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(gpu_facts.AnsibleModule, "get_bin_path", lambda self, name, required=False, opt_dirs=None: None)
-    result = run(capsys, {})
+    no_nvidia_smi(monkeypatch)
+    result = run(capsys, {"sysfs_root": str(tmp_path / "nosys")})
     assert result["changed"] is False
+    assert "warnings" not in result
     assert result["ansible_facts"]["gpuops_gpus"] == {
         "status": "no_nvidia_smi", "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
-        "gres_conf": [], "slurm_gres": ""}
+        "gres_conf": [], "slurm_gres": "", "pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": False,
+        "fabric_manager_needed": False}
+
+
+def test_no_nvidia_smi_on_an_hgx_h100_board(tmp_path, capsys, monkeypatch):
+    # Before any driver: the GPUs and NVSwitch chips are on the PCI bus already.
+    no_nvidia_smi(monkeypatch)
+    result = run(capsys, {"sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_H100)})
+    assert "warnings" not in result
+    assert result["ansible_facts"]["gpuops_gpus"] == {
+        "status": "no_nvidia_smi", "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
+        "gres_conf": [], "slurm_gres": "", "pci_gpus": H100_PCI_GPUS, "nvswitches": H100_NVSWITCHES,
+        "nvlink_all_to_all": False, "fabric_manager_needed": True}
+
+
+def test_no_nvidia_smi_on_a_workstation(tmp_path, capsys, monkeypatch):
+    # One PCIe GeForce (VGA class) and its HD audio function: a GPU host, no fabric.
+    no_nvidia_smi(monkeypatch)
+    result = run(capsys, {"sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_RTX, links=True)})
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"]) == ("no_nvidia_smi", 0)
+    assert (facts["pci_gpus"], facts["nvswitches"]) == (["0000:65:00.0"], [])
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
+
+
+def test_hgx_h100_board_end_to_end(tmp_path, capsys):
+    # Three sources: the 8x V100S -q -x, the sglang 8x H100 NV18 topo and the hand-built HGX H100 PCI
+    # tree (as symbolic links, like /sys). The tree has no CPU topology: no Cores=.
+    smi = fake_smi(tmp_path, {"-q -x": (V100S_XML, None, 0), "topo -m": (H100_TOPO, None, 0)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_H100, links=True)})
+    assert warnings(result) == ["CPU topology unknown: gres.conf lines carry no Cores="]
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"]) == ("ok", 8)
+    assert (facts["pci_gpus"], facts["nvswitches"]) == (H100_PCI_GPUS, H100_NVSWITCHES)
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (True, True)
+    assert facts["gres_conf"][0] == "Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia0 Links=-1,18,18,18,18,18,18,18"
+    assert facts["gpus"][0]["nvlinks"] == dict(("%d" % peer, 18) for peer in range(1, 8))
+
+
+def test_nvlink_all_to_all_without_nvswitch_on_the_pci_bus(tmp_path, capsys):
+    # The NV18 topo alone (switches not on the PCI bus, e.g. HGX B200, or sysfs not mounted) is enough.
+    smi = fake_smi(tmp_path, {"-q -x": (V100S_XML, None, 0), "topo -m": (H100_TOPO, None, 0)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": str(tmp_path / "nosys")})
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (True, True)
+
+
+def test_topo_failing_on_an_hgx_a100_board_still_needs_fabric_manager(tmp_path, capsys):
+    # Without fabric manager running, an NVSwitch board's topology is often unusable: the PCI bus decides.
+    smi = fake_smi(tmp_path, {"-q -x": (V100S_XML, None, 0), "topo -m": (None, "topology: Not Supported", 2)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_A100)})
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["pci_gpus"], facts["nvswitches"]) == (A100_PCI_GPUS, A100_NVSWITCHES)
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, True)
+
+
+def test_pci_garbage_is_skipped(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "sys"
+    pci_sysfs(root, SYSFS_RTX)
+    devices = root / "bus" / "pci" / "devices"
+    for name, vendor, pci_class in [
+        ("0000:66:00.0", "zzz\n", "0x030200\n"),      # vendor not a number
+        ("0000:67:00.0", "0x10de\n", None),            # no class file
+        ("0000:68:00.0", None, "0x068000\n"),          # no vendor file
+        ("0000:69:00.0", "0x10de\n", "\x00\xff"),      # class not text
+        ("not-a-function", "0x10de\n", "0x030200\n"),  # a name that is no PCI address
+    ]:
+        (devices / name).mkdir()
+        if vendor is not None:
+            (devices / name / "vendor").write_text(vendor)
+        if pci_class is not None:
+            (devices / name / "class").write_text(pci_class)
+    (devices / "0000:6a:00.0").mkdir()
+    (devices / "0000:6a:00.0" / "vendor").write_text("0x10de\n")
+    (devices / "0000:6a:00.0" / "class").mkdir()                         # unreadable: a directory
+    (devices / "0000:6b:00.0").write_text("0x10de\n")                   # a file, not a directory
+    os.symlink(str(tmp_path / "gone"), str(devices / "0000:6c:00.0"))     # a dangling link
+    no_nvidia_smi(monkeypatch)
+    result = run(capsys, {"sysfs_root": str(root)})
+    assert "failed" not in result and "warnings" not in result
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["pci_gpus"], facts["nvswitches"], facts["fabric_manager_needed"]) == (["0000:65:00.0"], [], False)
+
+
+def test_pci_devices_not_a_directory(tmp_path, capsys, monkeypatch):
+    root = tmp_path / "sys"
+    (root / "bus" / "pci").mkdir(parents=True)
+    (root / "bus" / "pci" / "devices").write_text("")
+    no_nvidia_smi(monkeypatch)
+    facts = run(capsys, {"sysfs_root": str(root)})["ansible_facts"]["gpuops_gpus"]
+    assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])
 
 
 def test_no_devices(tmp_path, capsys):
@@ -215,14 +346,25 @@ def test_no_devices(tmp_path, capsys):
     assert (facts["status"], facts["count"], facts["gres_conf"], facts["slurm_gres"]) == ("no_devices", 0, [], "")
 
 
+def test_no_devices_while_the_pci_bus_has_one(tmp_path, capsys):
+    # nvidia-smi sees no GPU (say it is bound to vfio-pci) but the PCI bus lists it.
+    smi = fake_smi(tmp_path, {"-q -x": (None, "No devices were found", 6)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_RTX)})
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"], facts["pci_gpus"], facts["fabric_manager_needed"]) == (
+        "no_devices", 0, ["0000:65:00.0"], False)
+
+
 def test_driver_not_loaded(tmp_path, capsys):
     message = ("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. "
                "Make sure that the latest NVIDIA driver is installed and running.")
     smi = fake_smi(tmp_path, {"-q -x": (None, message, 9)})
-    result = run(capsys, {"nvidia_smi": smi})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_A100)})
     assert "failed" not in result
-    assert result["ansible_facts"]["gpuops_gpus"]["status"] == "no_driver"
-    assert result["ansible_facts"]["gpuops_gpus"]["count"] == 0
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"]) == ("no_driver", 0)
+    assert (facts["pci_gpus"], facts["nvswitches"]) == (A100_PCI_GPUS, A100_NVSWITCHES)
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, True)
     assert warnings(result) == ["nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % message]
 
 
@@ -276,3 +418,15 @@ def test_read_cpu_topology(tmp_path):
     assert topology[20] == (1, 0)
     assert topology[79] == (1, 28)
     assert gpu_facts._read_cpu_topology(str(tmp_path / "nothing")) == {}  # pylint: disable=protected-access
+
+
+def test_read_pci_devices(tmp_path):
+    root = tmp_path / "sys"
+    pci_sysfs(root, SYSFS_RTX, links=True)
+    (root / "bus" / "pci" / "devices" / "0000:65:00.1" / "class").unlink()
+    assert gpu_facts._read_pci_devices(str(root)) == [  # pylint: disable=protected-access
+        ("0000:00:00.0", b"0x8086\n", b"0x060000\n"),
+        ("0000:65:00.0", b"0x10de\n", b"0x030000\n"),
+        ("0000:65:00.1", b"0x10de\n", None),
+    ]
+    assert gpu_facts._read_pci_devices(str(tmp_path / "nothing")) == []  # pylint: disable=protected-access
