@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack
 
 .PHONY: help venv host images lab lab-down lint sanity units pytest molecule dist dist-test test bench clean
 

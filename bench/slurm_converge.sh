@@ -5,7 +5,9 @@
 #
 #   floor        a plain shell loop that installs the same packages on the
 #                same fresh containers in parallel (apt-get update + install)
-#   first        ansible-playbook site.yml -i inventory/lab on fresh containers
+#   first        ansible-playbook playbooks/package_proxy.yml playbooks/slurm.yml
+#                -i inventory/lab on fresh containers (the GPU stack has its
+#                own figures: molecule/gpu_stack)
 #   rerun        the same again (must report changed=0)
 #   check        the same with --check (must report changed=0)
 #
@@ -45,7 +47,7 @@ run_play() {  # name extra-args... -> sets secs, tasks, changed
   local name=$1; shift
   local t0 t1
   t0=$(now)
-  ansible-playbook site.yml -i inventory/lab "$@" >"bench/results/last-$name.log" 2>&1
+  ansible-playbook playbooks/package_proxy.yml playbooks/slurm.yml -i inventory/lab "$@" >"bench/results/last-$name.log" 2>&1
   t1=$(now)
   secs=$(elapsed "$t0" "$t1")
   read -r tasks changed < <(recap "bench/results/last-$name.log")

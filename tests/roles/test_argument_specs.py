@@ -37,6 +37,6 @@ def test_defaults_match_argument_specs(role):
 @pytest.mark.parametrize("role", _roles())
 def test_public_variables_carry_the_role_prefix(role):
     defaults = _load(ROLES / role / "defaults" / "main.yml")
-    prefix = "slurm_" if role == "_slurm_common" else role + "_"
+    prefix = {"_slurm_common": "slurm_", "_gpu_common": "gpuops_"}.get(role, role + "_")
     bad = [name for name in defaults if not name.startswith(prefix)]
     assert not bad, f"{role}: defaults without the {prefix} prefix: {bad}"
