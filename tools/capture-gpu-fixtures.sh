@@ -31,6 +31,13 @@ cap ibv_devinfo txt ibv_devinfo -v
 # shellcheck disable=SC2016 # expanded by the inner sh, on purpose
 cap sys-class-infiniband txt sh -c 'ls -l /sys/class/infiniband/ 2>&1; for p in /sys/class/infiniband/*/ports/*; do echo "$p"; for f in state phys_state rate link_layer; do printf "  %s: %s\n" "$f" "$(cat "$p/$f" 2>/dev/null)"; done; done'
 cap slurmd-C txt slurmd -C
+# What nvidia_driver and gpu_facts look at (read only): NVIDIA PCI functions
+# (GPUs: class 0x03xxxx, NVSwitches: 0x0680xx), the loaded modules, persistence.
+# shellcheck disable=SC2016 # expanded by the inner sh, on purpose
+cap pci-nvidia txt sh -c 'for d in /sys/bus/pci/devices/*; do [ "$(cat "$d/vendor")" = 0x10de ] && echo "${d##*/} $(cat "$d/vendor") $(cat "$d/device") $(cat "$d/class")"; done; true'
+cap lsmod-nvidia txt sh -c 'lsmod | grep -E "^(nvidia|nv_peer)" || true'
+cap sys-module-nvidia-version txt cat /sys/module/nvidia/version
+cap nvidia-smi-persistence csv nvidia-smi --query-gpu=index,persistence_mode,retired_pages.pending --format=csv
 
 {
   echo "# Captured by tools/capture-gpu-fixtures.sh"
