@@ -6,9 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp
 
-.PHONY: help venv host images lab lab-down lint sanity units pytest molecule dist dist-test test bench clean
+.PHONY: help venv host images wheelhouse lab lab-down lint sanity units pytest molecule dist dist-test test bench clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -79,7 +79,20 @@ dist: venv
 dist-test: dist images
 	tests/dist/run.sh
 
-molecule: venv images
+# torch 2.13.0 (CPU build) and its dependencies as wheels for Python 3.11,
+# for offline installs in the ddp scenario (pip finds the local CPU build
+# of torch through the machine's pip settings).
+TORCH_VERSION := 2.13.0
+.build/wheelhouse/.stamp: $(VENV)/.stamp
+	mkdir -p .build/wheelhouse
+	$(BIN)/pip download --quiet --only-binary=:all: --python-version 3.11 \
+	  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+	  -d .build/wheelhouse torch==$(TORCH_VERSION)
+	touch $@
+
+wheelhouse: .build/wheelhouse/.stamp
+
+molecule: venv images wheelhouse
 	for s in $(MOLECULE_SCENARIOS); do $(BIN)/molecule test -s $$s || exit 1; done
 
 test: venv lint sanity units pytest dist-test molecule
