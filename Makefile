@@ -39,7 +39,7 @@ host:
 images: host
 	tools/build-images.sh
 
-lab: venv images
+lab: venv images wheelhouse
 	tools/lab.sh up
 	$(BIN)/ansible-playbook site.yml -i inventory/lab
 	@echo

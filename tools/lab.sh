@@ -9,6 +9,7 @@ NET=gpuops-lab
 SUBNET=172.31.250.0/24
 GATEWAY=172.31.250.1
 IMAGE=${GPUOPS_LAB_IMAGE:-gpuops-lab:bookworm}
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 CTL=(lab-ctl)
 COMPUTE=(lab-gpu01 lab-gpu02)
 
@@ -19,6 +20,7 @@ run_container() {  # name
     --label gpuops.lab=1 \
     --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
     -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock \
+    -v "$REPO/.build/wheelhouse:/opt/wheelhouse:ro" -v gpuops-lab-shared:/shared:rw \
     "$IMAGE" /sbin/init >/dev/null
 }
 
