@@ -49,6 +49,7 @@ lab: venv images wheelhouse
 	@echo "  docker exec -it lab-ctl srun -N2 hostname"
 	@echo "  docker exec -it lab-ctl srun --gres=gpu:1 env | grep CUDA_VISIBLE_DEVICES"
 	@echo "  docker exec -it lab-ctl bash -c 'sbatch --wrap \"hostname; sleep 5\" && squeue'"
+	@echo "  docker exec -it lab-ctl bash -c 'cd /shared && CKPT_DIR=/shared/ckpt sbatch -N 2 /opt/gpuops/examples/ddp/ddp.sbatch'"
 	@echo "Remove it with: make lab-down"
 
 lab-down:
