@@ -6,13 +6,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate
 
-.PHONY: help venv host images wheelhouse lab lab-down lint sanity units pytest molecule dist dist-test test bench clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
 	@echo "make lab-down  remove the lab"
+	@echo "make validate  validate the running lab (playbooks/validate.yml), report in validate-report/"
 	@echo "make test      lint, ansible-test sanity+units, pytest, dist test, every Molecule scenario"
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     measure converge / re-run / --check against the shell-loop floor"
@@ -50,10 +51,14 @@ lab: venv images wheelhouse
 	@echo "  docker exec -it lab-ctl srun --gres=gpu:1 env | grep CUDA_VISIBLE_DEVICES"
 	@echo "  docker exec -it lab-ctl bash -c 'sbatch --wrap \"hostname; sleep 5\" && squeue'"
 	@echo "  docker exec -it lab-ctl bash -c 'cd /shared && CKPT_DIR=/shared/ckpt sbatch -N 2 /opt/gpuops/examples/ddp/ddp.sbatch'"
-	@echo "Remove it with: make lab-down"
+	@echo "Check it: make validate (report in validate-report/). Remove it: make lab-down"
 
 lab-down:
 	tools/lab.sh down
+
+# playbooks/validate.yml against the running lab; the report lands in validate-report/.
+validate: venv
+	$(BIN)/ansible-playbook playbooks/validate.yml -i inventory/lab
 
 # Molecule installs a copy of this collection into ~/.ansible/collections;
 # a stale copy there would shadow the checkout in ansible-lint's syntax check.
@@ -99,8 +104,9 @@ molecule: venv images wheelhouse
 test: venv lint sanity units pytest dist-test molecule
 	@echo "make test: all parts passed"
 
-bench: venv images
-	bench/slurm_converge.sh
+# BENCH_NODES="2 8" by default: lab sizes (compute nodes) to measure.
+bench: venv images wheelhouse
+	bench/lab_converge.sh
 
 clean: lab-down
 	rm -rf .build dist

@@ -2,6 +2,10 @@
 # The container lab: `tools/lab.sh up` starts the containers that
 # inventory/lab describes and gives the compute nodes simulated GPUs;
 # `tools/lab.sh down` removes them. Called by `make lab` / `make lab-down`.
+#
+#   GPUOPS_LAB_NODES=8 tools/lab.sh up   8 compute nodes (lab-gpu01..08) instead
+#                                        of 2; the inventory must list them
+#                                        (GPUOPS_LAB_INVENTORY, bench/ writes one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,8 +14,11 @@ SUBNET=172.31.250.0/24
 GATEWAY=172.31.250.1
 IMAGE=${GPUOPS_LAB_IMAGE:-gpuops-lab:bookworm}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
+INVENTORY=${GPUOPS_LAB_INVENTORY:-inventory/lab}
+NODES=${GPUOPS_LAB_NODES:-2}
 CTL=(lab-ctl)
-COMPUTE=(lab-gpu01 lab-gpu02)
+COMPUTE=()
+for i in $(seq 1 "$NODES"); do COMPUTE+=("$(printf 'lab-gpu%02d' "$i")"); done
 
 log() { printf '[lab] %s\n' "$*"; }
 
@@ -43,11 +50,14 @@ up() {
       sleep 1
     done
   done
-  .venv/bin/ansible-playbook -i inventory/lab tests/lab/simulate_gpus.yml
+  # A real 2-GPU capture taken with persistence mode on, so that
+  # `make validate` on a healthy lab passes.
+  .venv/bin/ansible-playbook -i "$INVENTORY" tests/lab/simulate_gpus.yml \
+    -e lab_sim_capture="$REPO/tests/fixtures/nvidia-smi-xml/telegraf_dual_2070-v13.xml" -e lab_sim_gpu_count=2
 }
 
-down() {
-  for c in "${CTL[@]}" "${COMPUTE[@]}"; do docker rm -f "$c" >/dev/null 2>&1 || true; done
+down() {  # every lab container, whatever node count started it
+  docker ps -aq --filter label=gpuops.lab=1 | xargs -r docker rm -f >/dev/null
   docker network rm "$NET" >/dev/null 2>&1 || true
   log "lab removed"
 }

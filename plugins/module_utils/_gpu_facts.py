@@ -57,6 +57,9 @@ MAX_CPU_ID = 65535
 _NA = frozenset(["", "n/a", "[n/a]", "not supported", "[not supported]", "none", "unknown error", "not found"])
 _INT_RE = re.compile(r"[0-9]+")
 _MIB_RE = re.compile(r"([0-9]+)\s*MiB")
+_WIDTH_RE = re.compile(r"([0-9]+)\s*x?", re.IGNORECASE)
+_TRUE = frozenset(["yes", "true"])
+_FALSE = frozenset(["no", "false"])
 _PCI_RE = re.compile(r"([0-9A-Fa-f]{1,8}):([0-9A-Fa-f]{1,2}):([0-9A-Fa-f]{1,2})\.([0-7])")
 _RANGE_RE = re.compile(r"([0-9]+)(?:-([0-9]+))?")
 _ANSI_RE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -120,13 +123,52 @@ def _field(node, path):
     return None if _is_na(value) else value
 
 
-def _int_field(node, path, where):
-    value = _field(node, path)
-    if value is None:
+def _int_text(text, where, path):
+    """A decimal count from an element's text: None when absent or N/A, else an int or GpuFactsError."""
+    value = None if text is None else text.strip()
+    if value is None or _is_na(value):
         return None
     if not _INT_RE.fullmatch(value):
         raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, not a number" % (where, path, _snippet(value)))
-    return int(value)
+    try:
+        return int(value)
+    except ValueError:
+        # More digits than int() reads (Python 3.11+: sys.get_int_max_str_digits()).
+        raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, too long a number" % (where, path, _snippet(value)))
+
+
+def _int_field(node, path, where):
+    found = node.find(path)
+    return _int_text(found.text if found is not None else None, where, path)
+
+
+def _mode_field(node, path):
+    """'enabled' or 'disabled' (from Enabled/Disabled); None when absent, N/A or anything else."""
+    value = (_field(node, path) or "").lower()
+    return value if value in ("enabled", "disabled") else None
+
+
+def _bool_field(node, path, where):
+    """Yes/No (or True/False, any case) as a bool; None when absent or N/A."""
+    value = _field(node, path)
+    if value is None:
+        return None
+    if value.lower() in _TRUE:
+        return True
+    if value.lower() in _FALSE:
+        return False
+    raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, not Yes or No" % (where, path, _snippet(value)))
+
+
+def _width_field(node, path, where):
+    """A PCIe link width like '16x' as 16; None when absent or N/A."""
+    value = _field(node, path)
+    if value is None:
+        return None
+    match = _WIDTH_RE.fullmatch(value)
+    if not match:
+        raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, not a link width like 16x" % (where, path, _snippet(value)))
+    return _int_text(match.group(1), where, path)
 
 
 def _mib_field(node, path):
@@ -179,6 +221,87 @@ def _mig_devices(node, where, minor):
     return devices
 
 
+def _ecc_uncorrectable(node, kind, where):
+    """Uncorrectable ECC errors of one kind (volatile or aggregate); None when nothing is known.
+
+    The layout follows the GPU, not the DTD version: Pascal and Volta (the
+    V100S, Quadro P400 and P2000 captures, drivers 418 to 525) print
+    ``single_bit``/``double_bit`` counters, read as ``double_bit/total``;
+    Turing and newer (T4 and GTX 1660 Ti already under driver 418) name the
+    counters by memory (``sram_uncorrectable``, ``dram_uncorrectable``; DTD
+    v13 splits SRAM into ``sram_uncorrectable_parity`` and
+    ``sram_uncorrectable_secded``), and every child whose tag holds
+    ``uncorrectable`` is summed. N/A counters are left out of the sum, not
+    read as 0; when all of them are N/A the answer is None.
+    """
+    path = "ecc_errors/" + kind
+    counters = node.find(path)
+    if counters is None:
+        return None
+    if counters.find("double_bit") is not None:
+        return _int_field(node, path + "/double_bit/total", where)
+    total = None
+    for child in counters:
+        tag = child.tag if isinstance(child.tag, str) else ""
+        if "uncorrectable" not in tag or len(child):
+            continue
+        value = _int_text(child.text, where, path + "/" + tag)
+        if value is not None:
+            total = value if total is None else total + value
+    return total
+
+
+def _retired_pages(node, where):
+    """Dynamic page retirement (Kepler to Turing); None when absent or all N/A.
+
+    Ampere and newer datacenter GPUs remap rows instead (_remapped_rows) and
+    print N/A here; ``pending`` is ``pending_retirement``, or the older name
+    ``pending_blacklist`` when that is missing or N/A.
+    """
+    base = "retired_pages/"
+    single = _int_field(node, base + "multiple_single_bit_retirement/retired_count", where)
+    double = _int_field(node, base + "double_bit_retirement/retired_count", where)
+    pending = _bool_field(node, base + "pending_retirement", where)
+    if pending is None:
+        pending = _bool_field(node, base + "pending_blacklist", where)
+    if single is None and double is None and pending is None:
+        return None
+    return {"single_bit": single, "double_bit": double, "pending": pending}
+
+
+def _remapped_rows(node, where):
+    """Row remapping (A100 and newer datacenter GPUs); None when absent, N/A, or all of its values N/A."""
+    base = "remapped_rows/"
+    rows = {
+        "correctable": _int_field(node, base + "remapped_row_corr", where),
+        "uncorrectable": _int_field(node, base + "remapped_row_unc", where),
+        "pending": _bool_field(node, base + "remapped_row_pending", where),
+        "failure": _bool_field(node, base + "remapped_row_failure", where),
+    }
+    return rows if any(value is not None for value in rows.values()) else None
+
+
+def _pcie_link(node, where):
+    """PCIe generation and width, maximum (what device and host allow together) and current.
+
+    ``max_link_gen`` is the most the GPU and the host allow together (NVML
+    nvmlDeviceGetMaxPcieLinkGeneration); ``max_device_link_gen`` (v12+) is the
+    GPU's own maximum, which can be higher, so it is never used in its place.
+    ``device_current_link_gen`` (v12+) stands in for a missing or N/A
+    ``current_link_gen``: every v12/v13 capture prints the two alike.
+    """
+    base = "pci/pci_gpu_link_info/"
+    current = _int_field(node, base + "pcie_gen/current_link_gen", where)
+    if current is None:
+        current = _int_field(node, base + "pcie_gen/device_current_link_gen", where)
+    return {
+        "max_gen": _int_field(node, base + "pcie_gen/max_link_gen", where),
+        "current_gen": current,
+        "max_width": _width_field(node, base + "link_widths/max_link_width", where),
+        "current_width": _width_field(node, base + "link_widths/current_link_width", where),
+    }
+
+
 def _gpu(node, position):
     where = "GPU %d" % position
     name = _field(node, "product_name")
@@ -207,6 +330,12 @@ def _gpu(node, position):
         "numa_node": int(numa) if numa is not None and _INT_RE.fullmatch(numa) else None,
         "mig_mode": current_mig if current_mig in ("enabled", "disabled") else None,
         "mig_devices": _mig_devices(node, where, minor),
+        "persistence_mode": _mode_field(node, "persistence_mode"),
+        "ecc_mode": _mode_field(node, "ecc_mode/current_ecc"),
+        "ecc_uncorrectable": dict((kind, _ecc_uncorrectable(node, kind, where)) for kind in ("volatile", "aggregate")),
+        "retired_pages": _retired_pages(node, where),
+        "remapped_rows": _remapped_rows(node, where),
+        "pcie_link": _pcie_link(node, where),
     }
 
 

@@ -82,10 +82,10 @@ changed_paths:
 """
 
 import os
-import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
+from ansible_collections.gpuops.cluster.plugins.module_utils._atomic_write import write_atomically
 
 
 def _attrs(module, entry, path):
@@ -98,14 +98,7 @@ def _write_file(module, path, data):
     directory = os.path.dirname(path) or "/"
     if not os.path.isdir(directory):
         module.fail_json(msg="file_bundle: %s: directory %s does not exist; list it before the file" % (path, directory))
-    fd, tmp = tempfile.mkstemp(prefix=".file_bundle.", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        module.atomic_move(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    write_atomically(module, path, data, ".file_bundle.")
 
 
 def _apply(module, entry, diffs):

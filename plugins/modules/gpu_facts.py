@@ -134,6 +134,17 @@ ansible_facts:
               to NVLink count).
             - Each MIG device has C(index), C(gpu_instance_id), C(compute_instance_id), C(multiprocessor_count),
               C(memory_mib), C(profile) and C(uuid) (from nvidia-smi -L), C(slurm_type) and C(files).
+            - Health and PCIe link facts are null wherever nvidia-smi prints N/A (as GeForce cards mostly do).
+              C(persistence_mode) and C(ecc_mode) (the current ECC mode) are C(enabled), C(disabled) or null.
+            - C(ecc_uncorrectable) has C(volatile) (since the driver loaded) and C(aggregate) (lifetime) counts of
+              uncorrectable ECC errors, each an int or null; C(double_bit/total) up to Volta, the sum of the
+              C(*uncorrectable*) SRAM and DRAM counters from Turing on. N/A counters are not counted as 0.
+            - C(retired_pages) (dynamic page retirement, Kepler to Turing) is null or has C(single_bit) and C(double_bit)
+              (retired page counts) and C(pending) (a retirement waits for a GPU reset or driver reload).
+            - C(remapped_rows) (Ampere and newer datacenter GPUs) is null or has C(correctable) and C(uncorrectable)
+              (remapped row counts), C(pending) (a remap waits for a GPU reset) and C(failure) (a remap failed).
+            - C(pcie_link) has C(max_gen) and C(max_width) (the most the GPU and the host allow together) and
+              C(current_gen) and C(current_width) (the link now; an idle GPU often drops to generation 1), each an int or null.
           type: list
           elements: dict
           sample:
@@ -151,6 +162,12 @@ ansible_facts:
               numa_affinity: null
               cores: "0-19"
               nvlinks: {"1": 1, "2": 1, "3": 2, "4": 2}
+              persistence_mode: disabled
+              ecc_mode: enabled
+              ecc_uncorrectable: {"volatile": 0, "aggregate": 0}
+              retired_pages: {"single_bit": 0, "double_bit": 0, "pending": false}
+              remapped_rows: null
+              pcie_link: {"max_gen": 3, "current_gen": 3, "max_width": 16, "current_width": 16}
         gres_conf:
           description: gres.conf lines for this node, in PCI bus id order.
           type: list

@@ -75,9 +75,58 @@ TOPO_DGX1 = "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt"
 TOPO_ANSI = "nvgpuexp_h100-mig_1gpu_ansi_590.48.01.txt"
 
 
-def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None):
-    return {"index": index, "minor_number": minor, "uuid": uuid, "name": name, "slurm_type": slurm_type,
-            "memory_mib": memory, "pci_bus_id": bus, "numa_node": None, "mig_mode": mig_mode, "mig_devices": []}
+def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None, health=None):
+    gpu = {"index": index, "minor_number": minor, "uuid": uuid, "name": name, "slurm_type": slurm_type,
+           "memory_mib": memory, "pci_bus_id": bus, "numa_node": None, "mig_mode": mig_mode, "mig_devices": []}
+    gpu.update(health or {})
+    return gpu
+
+
+def link(max_gen, current_gen, max_width, current_width):
+    return {"max_gen": max_gen, "current_gen": current_gen, "max_width": max_width, "current_width": current_width}
+
+
+def retired(single_bit, double_bit, pending):
+    return {"single_bit": single_bit, "double_bit": double_bit, "pending": pending}
+
+
+def remapped(correctable, uncorrectable, pending, failure):
+    return {"correctable": correctable, "uncorrectable": uncorrectable, "pending": pending, "failure": failure}
+
+
+def health(persistence, ecc, volatile, aggregate, retired_pages, remapped_rows, pcie_link):
+    """The health and PCIe link keys of one GPU of parse_smi_xml."""
+    return {"persistence_mode": persistence, "ecc_mode": ecc,
+            "ecc_uncorrectable": {"volatile": volatile, "aggregate": aggregate},
+            "retired_pages": retired_pages, "remapped_rows": remapped_rows, "pcie_link": pcie_link}
+
+
+# Health and PCIe link of every GPU of every -q -x capture, read by hand from the XML.
+HEALTH = {
+    # v11, ECC on, double_bit/total 0 (volatile and aggregate), retired_count 0/0, pending_blacklist and
+    # pending_retirement No, remapped_rows N/A (Volta has no row remapper); all 8 GPUs alike.
+    "datakit_8x-tesla-v100s-pcie-32gb.xml": [health("disabled", "enabled", 0, 0, retired(0, 0, False), None,
+                                                    link(3, 3, 16, 16))] * 8,
+    # GeForce: ECC, retired pages and remapped rows all N/A; an x16 card in an x8 link.
+    "datakit_gtx-1050_noheader.xml": [health("enabled", None, None, None, None, None, link(3, 3, 16, 8))],
+    # v12 sram/dram counters all 0; this A100 prints retired_pages and remapped_rows N/A.
+    "telegraf_a100-sxm4-v12.xml": [health("disabled", "enabled", 0, 0, None, None, link(4, 4, 16, 16))],
+    # v13 sram_uncorrectable_parity/secded and dram_uncorrectable all N/A; idle links at gen 1.
+    "telegraf_dual_2070-v13.xml": [health("enabled", None, None, None, None, None, link(3, 1, 16, 8))] * 2,
+    # Turing under driver 418: sram/dram counters (N/A on GeForce), no remapped_rows element at all.
+    "telegraf_gtx-1660-ti.xml": [health("disabled", None, None, None, None, None, link(3, 1, 16, 16))],
+    # v13 Blackwell workstation: ECC disabled, so the counters are N/A; remapped_rows 0/0/No/No.
+    "telegraf_pro-6000-maxq-blackwell-v13.xml": [health("enabled", "disabled", None, None, None,
+                                                        remapped(0, 0, False, False), link(4, 1, 16, 16))],
+    "telegraf_quadro-p2000-v12.xml": [health("enabled", None, None, None, None, None, link(3, 1, 16, 8))],
+    # Pascal under driver 418: double_bit layout, all N/A; no remapped_rows element.
+    "telegraf_quadro-p400.xml": [health("disabled", None, None, None, None, None, link(3, 1, 16, 16))],
+    # Windows driver: persistence_mode N/A.
+    "telegraf_rtx-3080-v12.xml": [health(None, None, None, None, None, None, link(4, 4, 16, 16))],
+    "telegraf_rtx-3080-v13.xml": [health("disabled", None, None, None, None, None, link(4, 4, 16, 16))],
+    # Turing with ECC on: v11, sram/dram counters 0, retired_count 0/0, pending No.
+    "telegraf_tesla-t4.xml": [health("disabled", "enabled", 0, 0, retired(0, 0, False), None, link(3, 3, 16, 8))],
+}
 
 
 # CPU topologies ({os cpu: (physical_package_id, core_id)}) of the machines the
@@ -126,7 +175,8 @@ def test_xml_8x_v100s_v11():
         "driver_version": "460.73.01",
         "cuda_version": "11.2",
         "attached_gpus": 8,
-        "gpus": [plain_gpu(i, i, V100S_UUIDS[i], "Tesla V100S-PCIE-32GB", "tesla_v100s-pcie-32gb", 32510, V100S_BUSES[i])
+        "gpus": [plain_gpu(i, i, V100S_UUIDS[i], "Tesla V100S-PCIE-32GB", "tesla_v100s-pcie-32gb", 32510, V100S_BUSES[i],
+                           health=HEALTH[V100S_8X][i])
                  for i in range(8)],
     }
 
@@ -143,12 +193,12 @@ def test_xml_a100_mig_enabled_minor_differs_from_index_v12():
         "driver_version": "535.54.03",
         "cuda_version": "12.2",
         "attached_gpus": 4,
-        "gpus": [{
+        "gpus": [dict({
             "index": 0, "minor_number": 1, "uuid": "GPU-513536b6-7d19-9063-b049-1e69664bb298",
             "name": "NVIDIA A100-SXM4-80GB", "slurm_type": "nvidia_a100-sxm4-80gb", "memory_mib": 81920,
             "pci_bus_id": "00000000:01:00.0", "numa_node": None, "mig_mode": "enabled",
             "mig_devices": a100_mig_devices(["/dev/nvidia1"]),
-        }],
+        }, **HEALTH[A100_MIG][0])],
     }
 
 
@@ -159,9 +209,9 @@ def test_xml_dual_2070_v13_tabs():
         "attached_gpus": 2,
         "gpus": [
             plain_gpu(0, 0, "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", "NVIDIA GeForce RTX 2070",
-                      "nvidia_geforce_rtx_2070", 8192, "00000000:01:00.0"),
+                      "nvidia_geforce_rtx_2070", 8192, "00000000:01:00.0", health=HEALTH[DUAL_2070][0]),
             plain_gpu(1, 1, "GPU-12345678-aaaa-bbbb-cccc-0123456789cd", "NVIDIA GeForce RTX 2070",
-                      "nvidia_geforce_rtx_2070", 8192, "00000000:02:00.0"),
+                      "nvidia_geforce_rtx_2070", 8192, "00000000:02:00.0", health=HEALTH[DUAL_2070][1]),
         ],
     }
 
@@ -194,6 +244,7 @@ def test_xml_dual_2070_v13_tabs():
                "nvidia_rtx_pro_6000_blackwell_max-q_workstation_edition", 97887, "00000000:61:00.0")),
 ])
 def test_xml_single_gpu_old_and_new_formats(name, driver, cuda, gpu):
+    gpu = dict(gpu, **HEALTH[name][0])
     assert parse_smi_xml(xml(name)) == {"driver_version": driver, "cuda_version": cuda, "attached_gpus": 1, "gpus": [gpu]}
 
 
@@ -242,6 +293,211 @@ def test_xml_binary_junk_starting_with_angle_bracket():
 def test_xml_no_gpu_element():
     assert parse_smi_xml("<nvidia_smi_log><driver_version>550.1</driver_version><attached_gpus>0</attached_gpus>"
                          "</nvidia_smi_log>") == {"driver_version": "550.1", "cuda_version": None, "attached_gpus": 0, "gpus": []}
+
+
+# ---------------------------------------------------------------------------
+# nvidia-smi -q -x: health (ECC, retired pages, remapped rows) and PCIe link
+#
+# No public -q -x capture with nonzero retired pages, remapped rows or
+# uncorrectable ECC errors was found (searched public code for retired_count,
+# remapped_row_unc/corr/pending/failure and *_uncorrectable values other
+# than 0 and N/A: only hand-written test strings of other projects): the
+# captures above all show healthy or N/A counters. Nonzero values and garbage are tested
+# with HAND-BUILT XML (hand_built_gpu below, element names and layouts as
+# the captures print them) and with captures that have ONE value replaced
+# (doctored); neither is a capture.
+
+HEALTH_KEYS = ("persistence_mode", "ecc_mode", "ecc_uncorrectable", "retired_pages", "remapped_rows", "pcie_link")
+
+
+def health_of(gpu):
+    return dict((key, gpu[key]) for key in HEALTH_KEYS)
+
+
+def test_health_table_covers_every_xml_capture():
+    names = sorted(name for name in os.listdir(os.path.join(FIXTURES, "nvidia-smi-xml")) if name.endswith(".xml"))
+    assert sorted(HEALTH) == names
+
+
+@pytest.mark.parametrize("name, index", [(name, index) for name in sorted(HEALTH) for index in range(len(HEALTH[name]))])
+def test_xml_health_and_pcie_link_of_the_captures(name, index):
+    gpus = parse_smi_xml(xml(name))["gpus"]
+    assert len(gpus) == len(HEALTH[name])
+    assert health_of(gpus[index]) == HEALTH[name][index]
+
+
+def hand_built_gpu(body):
+    """HAND-BUILT, not a capture: one <gpu> holding body, parsed; its health keys."""
+    text = "<nvidia_smi_log><gpu id=\"00000000:01:00.0\"><product_name>X</product_name>%s</gpu></nvidia_smi_log>" % body
+    return health_of(parse_smi_xml(text)["gpus"][0])
+
+
+def doctored(name, index, old, new):
+    """A capture with the first `old` inside its index-th <gpu> element replaced by `new` (so no capture any more)."""
+    parts = xml(name).split("<gpu id=")
+    assert old in parts[index + 1]
+    parts[index + 1] = parts[index + 1].replace(old, new, 1)
+    return "<gpu id=".join(parts)
+
+
+NO_LINK = link(None, None, None, None)
+
+
+def test_hand_built_gpu_without_any_health_element():
+    assert hand_built_gpu("") == health(None, None, None, None, None, None, NO_LINK)
+
+
+def test_hand_built_old_layout_with_errors():
+    # The Pascal/Volta layout (as in the V100S capture) with nonzero counts: double_bit/total is the uncorrectable count,
+    # single_bit (corrected) is not counted; pending_retirement Yes.
+    gpu = hand_built_gpu(
+        "<persistence_mode>Enabled</persistence_mode>"
+        "<ecc_mode><current_ecc>Enabled</current_ecc><pending_ecc>Enabled</pending_ecc></ecc_mode>"
+        "<ecc_errors><volatile><single_bit><device_memory>7</device_memory><total>7</total></single_bit>"
+        "<double_bit><device_memory>2</device_memory><texture_memory>N/A</texture_memory><total>2</total></double_bit>"
+        "</volatile><aggregate><single_bit><total>40</total></single_bit><double_bit><total>5</total></double_bit>"
+        "</aggregate></ecc_errors>"
+        "<retired_pages><multiple_single_bit_retirement><retired_count>3</retired_count><retired_pagelist></retired_pagelist>"
+        "</multiple_single_bit_retirement><double_bit_retirement><retired_count>1</retired_count></double_bit_retirement>"
+        "<pending_blacklist>Yes</pending_blacklist><pending_retirement>Yes</pending_retirement></retired_pages>"
+        "<remapped_rows>N/A</remapped_rows>")
+    assert gpu == health("enabled", "enabled", 2, 5, retired(3, 1, True), None, NO_LINK)
+
+
+def test_hand_built_v13_layout_sums_uncorrectable_counters_and_skips_na():
+    # volatile: parity 1 + secded N/A + dram 4 = 5 (correctable counters 11 and 9 are not counted);
+    # aggregate: every uncorrectable counter N/A -> None, not 0.
+    gpu = hand_built_gpu(
+        "<ecc_mode><current_ecc>Enabled</current_ecc></ecc_mode>"
+        "<ecc_errors><volatile><sram_correctable>11</sram_correctable>"
+        "<sram_uncorrectable_parity>1</sram_uncorrectable_parity><sram_uncorrectable_secded>N/A</sram_uncorrectable_secded>"
+        "<dram_correctable>9</dram_correctable><dram_uncorrectable>4</dram_uncorrectable></volatile>"
+        "<aggregate><sram_correctable>N/A</sram_correctable><sram_uncorrectable_parity>N/A</sram_uncorrectable_parity>"
+        "<sram_uncorrectable_secded>N/A</sram_uncorrectable_secded><dram_correctable>N/A</dram_correctable>"
+        "<dram_uncorrectable>N/A</dram_uncorrectable><sram_threshold_exceeded>No</sram_threshold_exceeded></aggregate>"
+        "<aggregate_uncorrectable_sram_sources><sram_l2>6</sram_l2></aggregate_uncorrectable_sram_sources>"
+        "</ecc_errors>")
+    assert gpu["ecc_uncorrectable"] == {"volatile": 5, "aggregate": None}
+
+
+@pytest.mark.parametrize("volatile, expected", [
+    # v12 names: one N/A and one 0 counter is 0 (the N/A one is left out, the 0 is known).
+    ("<sram_uncorrectable>N/A</sram_uncorrectable><dram_uncorrectable>0</dram_uncorrectable>", 0),
+    ("<sram_uncorrectable>3</sram_uncorrectable><dram_uncorrectable>Not Supported</dram_uncorrectable>", 3),
+    ("<sram_uncorrectable>N/A</sram_uncorrectable><dram_uncorrectable>[N/A]</dram_uncorrectable>", None),
+    ("<sram_correctable>5</sram_correctable>", None),
+    ("", None),
+    # Not a known layout: an element holding others is no counter, whatever its name.
+    ("<dram_uncorrectable>2</dram_uncorrectable><sram_uncorrectable_sources><l2>8</l2></sram_uncorrectable_sources>", 2),
+    # double_bit present: the old layout decides, other counters are not added.
+    ("<double_bit><total>N/A</total></double_bit><dram_uncorrectable>4</dram_uncorrectable>", None),
+])
+def test_hand_built_volatile_uncorrectable(volatile, expected):
+    gpu = hand_built_gpu("<ecc_errors><volatile>%s</volatile></ecc_errors>" % volatile)
+    assert gpu["ecc_uncorrectable"] == {"volatile": expected, "aggregate": None}
+
+
+@pytest.mark.parametrize("body, expected", [
+    ("<remapped_row_corr>2</remapped_row_corr><remapped_row_unc>1</remapped_row_unc>"
+     "<remapped_row_pending>Yes</remapped_row_pending><remapped_row_failure>No</remapped_row_failure>",
+     remapped(2, 1, True, False)),
+    ("<remapped_row_corr>0</remapped_row_corr><remapped_row_unc>12</remapped_row_unc>"
+     "<remapped_row_pending>false</remapped_row_pending><remapped_row_failure>True</remapped_row_failure>",
+     remapped(0, 12, False, True)),
+    ("<remapped_row_corr>N/A</remapped_row_corr><remapped_row_unc>3</remapped_row_unc>", remapped(None, 3, None, None)),
+    ("<remapped_row_corr>N/A</remapped_row_corr><remapped_row_unc>N/A</remapped_row_unc>"
+     "<remapped_row_pending>N/A</remapped_row_pending><remapped_row_failure>N/A</remapped_row_failure>", None),
+    ("N/A", None),
+])
+def test_hand_built_remapped_rows(body, expected):
+    assert hand_built_gpu("<remapped_rows>%s</remapped_rows>" % body)["remapped_rows"] == expected
+
+
+@pytest.mark.parametrize("body, expected", [
+    # Only the older name pending_blacklist.
+    ("<pending_blacklist>Yes</pending_blacklist>", retired(None, None, True)),
+    # pending_retirement N/A: pending_blacklist answers.
+    ("<pending_blacklist>No</pending_blacklist><pending_retirement>N/A</pending_retirement>", retired(None, None, False)),
+    # Both: pending_retirement wins.
+    ("<pending_blacklist>No</pending_blacklist><pending_retirement>Yes</pending_retirement>", retired(None, None, True)),
+    ("<double_bit_retirement><retired_count>4</retired_count></double_bit_retirement>", retired(None, 4, None)),
+    ("N/A", None),
+])
+def test_hand_built_retired_pages(body, expected):
+    assert hand_built_gpu("<retired_pages>%s</retired_pages>" % body)["retired_pages"] == expected
+
+
+@pytest.mark.parametrize("gen, widths, expected", [
+    # v12/v13 with current_link_gen missing: device_current_link_gen stands in. max_link_gen missing stays None:
+    # max_device_link_gen is the GPU's own maximum, not what the host allows (the Blackwell capture: 5 vs 4).
+    ("<device_current_link_gen>2</device_current_link_gen><max_device_link_gen>5</max_device_link_gen>"
+     "<max_host_link_gen>4</max_host_link_gen>",
+     "<max_link_width>16x</max_link_width><current_link_width>4x</current_link_width>", link(None, 2, 16, 4)),
+    ("<max_link_gen>5</max_link_gen><current_link_gen>N/A</current_link_gen>"
+     "<device_current_link_gen>5</device_current_link_gen>",
+     "<max_link_width>N/A</max_link_width><current_link_width>16</current_link_width>", link(5, 5, None, 16)),
+    ("", "", NO_LINK),
+])
+def test_hand_built_pcie_link(gen, widths, expected):
+    gpu = hand_built_gpu("<pci><pci_gpu_link_info><pcie_gen>%s</pcie_gen><link_widths>%s</link_widths></pci_gpu_link_info>"
+                         "</pci>" % (gen, widths))
+    assert gpu["pcie_link"] == expected
+
+
+@pytest.mark.parametrize("body, persistence, ecc", [
+    ("<persistence_mode>Enabled</persistence_mode><ecc_mode><current_ecc>Disabled</current_ecc>"
+     "<pending_ecc>Enabled</pending_ecc></ecc_mode>", "enabled", "disabled"),
+    ("<persistence_mode> DISABLED </persistence_mode><ecc_mode><current_ecc>N/A</current_ecc></ecc_mode>", "disabled", None),
+    # Like mig_mode: an unknown mode is None, not an error.
+    ("<persistence_mode>Maybe</persistence_mode><ecc_mode>Enabled</ecc_mode>", None, None),
+])
+def test_hand_built_modes(body, persistence, ecc):
+    gpu = hand_built_gpu(body)
+    assert (gpu["persistence_mode"], gpu["ecc_mode"]) == (persistence, ecc)
+
+
+LONG_NUMBER = "9" * 5000
+
+
+@pytest.mark.parametrize("data, message", [
+    # Captures with one value replaced.
+    (doctored(V100S_8X, 5, "<retired_count>0</retired_count>", "<retired_count>many</retired_count>"),
+     "nvidia-smi -q -x: GPU 5 retired_pages/multiple_single_bit_retirement/retired_count is 'many', not a number"),
+    (doctored(V100S_8X, 2, "<pending_retirement>No</pending_retirement>", "<pending_retirement>Soon</pending_retirement>"),
+     "nvidia-smi -q -x: GPU 2 retired_pages/pending_retirement is 'Soon', not Yes or No"),
+    (doctored(A100_MIG, 0, "<dram_uncorrectable>0</dram_uncorrectable>", "<dram_uncorrectable>0x10</dram_uncorrectable>"),
+     "nvidia-smi -q -x: GPU 0 ecc_errors/volatile/dram_uncorrectable is '0x10', not a number"),
+    (doctored("telegraf_pro-6000-maxq-blackwell-v13.xml", 0, "<remapped_row_unc>0<", "<remapped_row_unc>-3<"),
+     "nvidia-smi -q -x: GPU 0 remapped_rows/remapped_row_unc is '-3', not a number"),
+    (doctored("telegraf_pro-6000-maxq-blackwell-v13.xml", 0, "<remapped_row_pending>No<", "<remapped_row_pending>Pending<"),
+     "nvidia-smi -q -x: GPU 0 remapped_rows/remapped_row_pending is 'Pending', not Yes or No"),
+    (doctored(DUAL_2070, 1, "<max_link_width>16x<", "<max_link_width>x16 lanes<"),
+     "nvidia-smi -q -x: GPU 1 pci/pci_gpu_link_info/link_widths/max_link_width is 'x16 lanes', not a link width like 16x"),
+    (doctored(T4, 0, "<max_link_gen>3<", "<max_link_gen>Gen3<"),
+     "nvidia-smi -q -x: GPU 0 pci/pci_gpu_link_info/pcie_gen/max_link_gen is 'Gen3', not a number"),
+    # HAND-BUILT.
+    ("<nvidia_smi_log><gpu><product_name>X</product_name><ecc_errors><aggregate><double_bit><total>1.0</total>"
+     "</double_bit></aggregate></ecc_errors></gpu></nvidia_smi_log>",
+     "nvidia-smi -q -x: GPU 0 ecc_errors/aggregate/double_bit/total is '1.0', not a number"),
+    ("<nvidia_smi_log><gpu><product_name>X</product_name><ecc_errors><volatile><sram_uncorrectable_parity>1 error"
+     "</sram_uncorrectable_parity></volatile></ecc_errors></gpu></nvidia_smi_log>",
+     "nvidia-smi -q -x: GPU 0 ecc_errors/volatile/sram_uncorrectable_parity is '1 error', not a number"),
+    ("<nvidia_smi_log><gpu><product_name>X</product_name><remapped_rows><remapped_row_corr>%s</remapped_row_corr>"
+     "</remapped_rows></gpu></nvidia_smi_log>" % LONG_NUMBER,
+     "nvidia-smi -q -x: GPU 0 remapped_rows/remapped_row_corr is '%s'..., too long a number" % LONG_NUMBER[:60]),
+    ("<nvidia_smi_log><gpu><product_name>X</product_name><pci><pci_gpu_link_info><link_widths><current_link_width>%sx"
+     "</current_link_width></link_widths></pci_gpu_link_info></pci></gpu></nvidia_smi_log>" % LONG_NUMBER,
+     "nvidia-smi -q -x: GPU 0 pci/pci_gpu_link_info/link_widths/current_link_width is '%s'..., too long a number"
+     % LONG_NUMBER[:60]),
+    ("<nvidia_smi_log><gpu><product_name>X</product_name><pci><pci_gpu_link_info><pcie_gen><current_link_gen>N/A"
+     "</current_link_gen><device_current_link_gen>four</device_current_link_gen></pcie_gen></pci_gpu_link_info></pci>"
+     "</gpu></nvidia_smi_log>",
+     "nvidia-smi -q -x: GPU 0 pci/pci_gpu_link_info/pcie_gen/device_current_link_gen is 'four', not a number"),
+])
+def test_xml_garbage_health_counts(data, message):
+    with pytest.raises(GpuFactsError) as err:
+        parse_smi_xml(data)
+    assert str(err.value) == message
 
 
 @pytest.mark.parametrize("text, normal", [
@@ -781,7 +1037,8 @@ def test_build_facts_8x_with_dgx1_topo():
     assert facts["slurm_gres"] == "gpu:tesla_v100s-pcie-32gb:8"
     assert facts["gres_conf"][0] == "Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia0 Cores=0-19 Links=-1,1,1,2,2,0,0,0"
     assert facts["gpus"][0] == dict(
-        plain_gpu(0, 0, V100S_UUIDS[0], "Tesla V100S-PCIE-32GB", "tesla_v100s-pcie-32gb", 32510, V100S_BUSES[0]),
+        plain_gpu(0, 0, V100S_UUIDS[0], "Tesla V100S-PCIE-32GB", "tesla_v100s-pcie-32gb", 32510, V100S_BUSES[0],
+                  health=HEALTH[V100S_8X][0]),
         cpu_affinity="0-19,40-59", numa_affinity=None, cores="0-19", nvlinks={"1": 1, "2": 1, "3": 2, "4": 2})
 
 

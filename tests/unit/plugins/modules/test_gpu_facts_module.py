@@ -153,6 +153,10 @@ def test_8x_v100s_with_dgx1_topo_and_sysfs(tmp_path, capsys):
         "slurm_type": "tesla_v100s-pcie-32gb", "memory_mib": 32510, "pci_bus_id": "00000000:00:14.0", "numa_node": None,
         "mig_mode": None, "mig_devices": [], "cpu_affinity": "0-19,40-59", "numa_affinity": None, "cores": "0-19",
         "nvlinks": {"3": 1, "4": 2, "5": 1, "6": 2},
+        # From the -q -x capture: ECC on with 0 double-bit errors, no retired pages, no row remapper (Volta).
+        "persistence_mode": "disabled", "ecc_mode": "enabled", "ecc_uncorrectable": {"volatile": 0, "aggregate": 0},
+        "retired_pages": {"single_bit": 0, "double_bit": 0, "pending": False}, "remapped_rows": None,
+        "pcie_link": {"max_gen": 3, "current_gen": 3, "max_width": 16, "current_width": 16},
     }
     # The hybrid cube mesh is direct NVLink; this sysfs tree has no bus/pci.
     assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])

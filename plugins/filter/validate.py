@@ -1,0 +1,63 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of playbooks/validate.yml (docs: validate_*.yml); logic in module_utils/_validate_checks.py."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
+from ansible_collections.gpuops.cluster.plugins.module_utils import _validate_checks as checks
+
+
+def _call(name, func, *args):
+    try:
+        return func(*args)
+    except ValidateError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, exc))
+
+
+def validate_node_checks(data, expect):
+    return _call("validate_node_checks", checks.node_checks, data, expect)
+
+
+def validate_slurm_checks(scontrol, nodes):
+    return _call("validate_slurm_checks", checks.slurm_node_checks, scontrol, nodes)
+
+
+def validate_job_checks(nodes, usable, jobs, gres_jobs, counts, all_nodes_run):
+    out = _call("validate_job_checks", checks.job_checks, nodes, usable, jobs, gres_jobs, counts)
+    out.append(_call("validate_job_checks", checks.multi_node_job_check, usable, all_nodes_run or {}))
+    return out
+
+
+def validate_ib_pairs(entries, hosts):
+    return _call("validate_ib_pairs", checks.ib_pairs, entries, hosts)
+
+
+def validate_line(entry):
+    """One result as a line for the play output: STATUS node check: message."""
+    return "%-7s %s %s: %s" % (str(entry.get("status", "?")).upper(), entry.get("node"), entry.get("check"),
+                               entry.get("message"))
+
+
+def validate_perf_checks(spec):
+    return _call("validate_perf_checks", checks.perf_checks, spec)
+
+
+class FilterModule(object):
+    """Filters that turn what validate.yml observed into check results."""
+
+    def filters(self):
+        return {
+            "validate_node_checks": validate_node_checks,
+            "validate_slurm_checks": validate_slurm_checks,
+            "validate_job_checks": validate_job_checks,
+            "validate_perf_checks": validate_perf_checks,
+            "validate_line": validate_line,
+            "validate_ib_pairs": validate_ib_pairs,
+        }

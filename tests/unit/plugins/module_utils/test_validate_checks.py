@@ -1,0 +1,424 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The checks of playbooks/validate.yml over real captures (GPU_SOURCES.md,
+IB_SOURCES.md, VALIDATE_SOURCES.md) and hand-written observations where no
+capture exists (systemctl, unmunge, scontrol lines in Slurm's format)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import os
+
+import pytest
+
+from ansible_collections.gpuops.cluster.plugins.module_utils import _gpu_facts, _ib_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks import (
+    expected_ports,
+    ib_pairs,
+    job_checks,
+    multi_node_job_check,
+    node_checks,
+    parse_unmunge,
+    perf_checks,
+    slurm_node_checks,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
+
+
+def read(*parts):
+    with open(os.path.join(FIXTURES, *parts)) as handle:
+        return handle.read()
+
+
+def gpus(xml, topo=None):
+    smi = _gpu_facts.parse_smi_xml(read("nvidia-smi-xml", xml))
+    parsed_topo = _gpu_facts.parse_topo(read("nvidia-smi-topo", topo)) if topo else None
+    facts, _warnings = _gpu_facts.build_facts(smi, parsed_topo)
+    facts["status"] = "ok"
+    facts["pci_gpus"] = []
+    return facts
+
+
+def ib(capture):
+    hcas, failed = _ib_facts.parse_ibstat(read("ibstat", capture))
+    return _ib_facts.build_facts(hcas, failed)
+
+
+UNMUNGE_OK = """STATUS:          Success (0)
+ENCODE_HOST:     va-gpu01 (172.31.251.3)
+ENCODE_TIME:     2026-11-22 10:00:00 +0000 (1795341600)
+DECODE_TIME:     2026-11-22 10:00:01 +0000 (1795341601)
+TTL:             300
+CIPHER:          aes128 (4)
+MAC:             sha256 (5)
+ZIP:             none (0)
+UID:             root (0)
+GID:             root (0)
+LENGTH:          0
+"""
+
+EXPECT = {"gpu_count": 2, "gpu_model": "RTX 2070", "rdma_expected": True, "ib_ports": [], "ib_rate_gbps": 0,
+          "clock_max_skew_s": 2, "clock_max_offset_ms": 100, "peermem_module": "nvidia_peermem",
+          "controller": "va-ctl"}
+
+
+def container_node(**changes):
+    data = {
+        "node": "va-gpu01", "role": "compute", "gpu_host": True, "hardware": False, "container": True,
+        "no_hardware_reason": "running in a docker container",
+        "gpus": gpus("telegraf_dual_2070-v13.xml"),
+        "ib": ib("gpud_a100_8xIB-1xRoCE_all-active.txt"),
+        "modules": {"nvidia": False, "nvidia_peermem": False, "nv_peer_mem": False},
+        "driver_proc_version": "",
+        "services": {"munge": "active", "slurmd": "active"},
+        "munge": {"encode_rc": 0, "stdout": UNMUNGE_OK, "stderr": ""},
+        "timedatectl": {}, "chronyc": {},
+    }
+    data.update(changes)
+    return data
+
+
+def by_check(results):
+    out = {}
+    for entry in results:
+        assert sorted(entry) == ["check", "expected", "measured", "message", "node", "status"]
+        out[entry["check"]] = entry
+    return out
+
+
+def test_healthy_container_node():
+    res = by_check(node_checks(container_node(), EXPECT))
+    assert {k: v["status"] for k, v in res.items()} == {
+        "gpu_count": "pass", "gpu_model": "pass", "driver_loaded": "not_run", "persistence_mode": "pass",
+        "gpu_memory_errors": "not_run", "rdma_ports": "pass", "peermem_loaded": "not_run",
+        "slurm_daemons": "pass", "munge": "pass", "clock": "pass"}
+    assert res["gpu_count"]["message"] == ("nvidia-smi lists 2 GPU(s) (NVIDIA GeForce RTX 2070), the inventory "
+                                           "expects 2 (validate_gpu_count)")
+    assert res["driver_loaded"]["message"].startswith("running in a docker container: ")
+    assert res["rdma_ports"]["measured"] == "9 of 9 Active at the expected rate"
+    assert res["clock"]["measured"] == "-1 s"
+    assert "time sync not checked: running in a docker container" in res["clock"]["message"]
+    assert res["gpu_memory_errors"]["message"].startswith("the GPUs report no ECC")
+
+
+def test_gpu_count_and_model_mismatch():
+    data = container_node(gpus=gpus("datakit_gtx-1050_noheader.xml"))
+    res = by_check(node_checks(data, EXPECT))
+    assert res["gpu_count"]["status"] == "fail"
+    assert res["gpu_count"]["message"] == ("nvidia-smi lists 1 GPU(s) (NVIDIA GeForce GTX 1050), the inventory "
+                                           "expects 2 (validate_gpu_count)")
+    assert res["gpu_model"]["message"] == "GPU model(s) NVIDIA GeForce GTX 1050 do not match 'RTX 2070' (validate_gpu_model)"
+
+
+def test_no_nvidia_smi_fails_the_count():
+    facts = {"status": "no_driver", "gpus": [], "count": 0, "pci_gpus": ["0000:01:00.0"]}
+    res = by_check(node_checks(container_node(gpus=facts, hardware=True), EXPECT))
+    assert res["gpu_count"]["status"] == "fail"
+    assert res["gpu_count"]["message"] == "nvidia-smi did not list GPUs (gpu_facts status no_driver)"
+
+
+def test_count_against_pci_bus_on_hardware_without_inventory_count():
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    facts["pci_gpus"] = ["0000:%02x:00.0" % i for i in range(7)]
+    data = container_node(gpus=facts, hardware=True, container=False,
+                          modules={"nvidia": True, "nvidia_peermem": True},
+                          driver_proc_version="NVRM version: NVIDIA UNIX x86_64 Kernel Module  %s  Sun Nov 1 00:00:00 UTC 2020\n"
+                          % facts["driver_version"],
+                          timedatectl={"rc": 0, "stdout": "NTP=yes\nNTPSynchronized=yes\n"})
+    res = by_check(node_checks(data, dict(EXPECT, gpu_count=0, gpu_model="")))
+    assert res["gpu_count"]["message"] == "nvidia-smi lists 8 GPU(s), the PCI bus shows 7"
+    assert res["gpu_count"]["status"] == "fail"
+    assert res["driver_loaded"]["status"] == "pass"
+    assert res["peermem_loaded"]["status"] == "pass"
+    assert res["persistence_mode"]["message"] == "persistence mode is off on GPU 0,1,2,3,4,5,6,7: enable nvidia-persistenced"
+    assert res["gpu_memory_errors"]["status"] == "pass"
+    assert res["clock"]["status"] == "pass"
+    assert "gpu_model" not in res
+
+
+def test_driver_version_mismatch_and_modules_missing():
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    data = container_node(gpus=facts, hardware=True, container=False,
+                          modules={"nvidia": True, "nvidia_peermem": False},
+                          driver_proc_version="NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.183.01  Sun\n")
+    res = by_check(node_checks(data, dict(EXPECT, gpu_count=8, gpu_model="")))
+    assert res["driver_loaded"]["message"] == (
+        "loaded kernel module 535.183.01 differs from the user-space driver %s: reload or reboot" % facts["driver_version"])
+    assert res["peermem_loaded"]["status"] == "fail"
+    data["modules"] = {"nvidia": False}
+    res = by_check(node_checks(data, dict(EXPECT, gpu_count=8, gpu_model="")))
+    assert res["driver_loaded"]["message"] == "the nvidia kernel module is not loaded (/sys/module/nvidia is missing)"
+
+
+def test_memory_errors():
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    facts["gpus"][3]["ecc_uncorrectable"] = {"volatile": 2, "aggregate": 5}
+    facts["gpus"][5]["retired_pages"] = {"single_bit": 1, "double_bit": 2, "pending": True}
+    facts["gpus"][6]["remapped_rows"] = {"correctable": 0, "uncorrectable": 1, "pending": True, "failure": True}
+    res = by_check(node_checks(container_node(gpus=facts), dict(EXPECT, gpu_count=8, gpu_model="")))
+    assert res["gpu_memory_errors"]["status"] == "fail"
+    assert res["gpu_memory_errors"]["message"] == (
+        "GPU 3: 2 uncorrectable ECC error(s) (volatile); GPU 3: 5 uncorrectable ECC error(s) (aggregate); "
+        "GPU 5: 3 retired page(s); GPU 5: page retirement pending (reset the GPU); "
+        "GPU 6: 1 row(s) remapped for uncorrectable errors; GPU 6: row remapping pending (reset the GPU); "
+        "GPU 6: row remapping failed (replace the GPU)")
+
+
+def test_rdma_port_down_and_disabled_port_not_expected():
+    data = container_node(ib=ib("linuxrdma_mlx4_2port_IB-Polling_Eth-Disabled.txt"))
+    res = by_check(node_checks(data, EXPECT))
+    assert res["rdma_ports"]["message"] == "ports not as expected: mlx4_0:1 Down/Polling"
+    assert res["rdma_ports"]["expected"] == ["mlx4_0:1@10"] or res["rdma_ports"]["expected"][0].startswith("mlx4_0:1@")
+
+
+def test_rdma_named_ports_and_rate():
+    facts = ib("gpud_h100_8xIB-4xRoCE_3down.txt")
+    res = by_check(node_checks(container_node(ib=facts), dict(EXPECT, ib_ports=["mlx5_0:1", "mlx5_2:1", "mlx5_12:1"])))
+    assert res["rdma_ports"]["message"] == "ports not as expected: mlx5_2:1 Down/Disabled; mlx5_12:1 missing"
+    res = by_check(node_checks(container_node(ib=facts), dict(EXPECT, ib_ports=["mlx5_0:1"], ib_rate_gbps=800)))
+    assert res["rdma_ports"]["message"] == "ports not as expected: mlx5_0:1 at 400 Gb/s, expected 800"
+    # Default: the RoCE 100G port is compared with its own link layer, the 3 disabled ports are left out.
+    res = by_check(node_checks(container_node(ib=facts), EXPECT))
+    assert res["rdma_ports"]["status"] == "pass"
+    assert res["rdma_ports"]["measured"] == "9 of 9 Active at the expected rate"
+
+
+def test_expected_ports_default_rate_per_link_layer():
+    wanted = expected_ports(ib("gpud_h100_8xIB-4xRoCE_3down.txt"))
+    assert ("mlx5_1:1", 100) in [(name, rate) for name, _port, rate in wanted]
+    assert ("mlx5_0:1", 400) in [(name, rate) for name, _port, rate in wanted]
+    assert "mlx5_2:1" not in [name for name, _port, _rate in wanted]
+
+
+def test_rdma_required_without_hca_fails_and_auto_skips():
+    none = _ib_facts.build_facts([], source="none")
+    res = by_check(node_checks(container_node(ib=none), EXPECT))
+    assert res["rdma_ports"]["status"] == "fail"
+    assert res["rdma_ports"]["message"] == "ports not as expected: no RDMA port found"
+    res = by_check(node_checks(container_node(ib=none), dict(EXPECT, rdma_expected="auto")))
+    assert res["rdma_ports"]["status"] == "not_run"
+    assert res["rdma_ports"]["message"] == "no RDMA device found (ib_facts: none)"
+
+
+def test_munge_failures():
+    res = by_check(node_checks(container_node(munge={"encode_rc": 1, "encode_stderr": "munge: Error: Failed to access socket"}), EXPECT))
+    assert res["munge"]["message"] == "munge -n failed on va-gpu01: munge: Error: Failed to access socket"
+    bad = UNMUNGE_OK.replace("Success (0)", "Invalid credential (15)")
+    res = by_check(node_checks(container_node(munge={"encode_rc": 0, "stdout": bad}), EXPECT))
+    assert res["munge"]["message"] == ("va-ctl rejects va-gpu01's credential: Invalid credential (15) "
+                                       "(same munge key on both? clocks in sync?)")
+    res = by_check(node_checks(container_node(munge={"encode_rc": 0, "stdout": "", "stderr": "unmunge: Error: Invalid credential"}), EXPECT))
+    assert res["munge"]["message"] == "va-ctl could not decode va-gpu01's credential: unmunge: Error: Invalid credential"
+    assert res["clock"]["status"] == "not_run"
+
+
+def test_clock_skew_and_sync():
+    skewed = UNMUNGE_OK.replace("(1795341601)", "(1795341610)")
+    res = by_check(node_checks(container_node(munge={"encode_rc": 0, "stdout": skewed}), EXPECT))
+    assert res["clock"]["status"] == "fail"
+    assert res["clock"]["message"].startswith("clock differs from the controller's by 10 s (more than 2 s)")
+    real = container_node(container=False, timedatectl={"rc": 0, "stdout": "NTP=yes\nNTPSynchronized=no\n"})
+    res = by_check(node_checks(real, EXPECT))
+    assert res["clock"]["message"].startswith("the clock is not synchronized (start chrony or systemd-timesyncd)")
+    real["timedatectl"] = {"rc": 1, "stdout": ""}
+    res = by_check(node_checks(real, EXPECT))
+    assert res["clock"]["message"].startswith("no time synchronization found")
+
+
+def test_services():
+    res = by_check(node_checks(container_node(services={"munge": "active", "slurmd": "inactive"}), EXPECT))
+    assert res["slurm_daemons"]["message"] == "not running: slurmd is inactive"
+    ctl = container_node(role="controller", gpu_host=False, services={"munge": "failed", "slurmctld": "active"})
+    res = by_check(node_checks(ctl, dict(EXPECT, gpu_count=0)))
+    assert sorted(res) == ["clock", "munge", "slurm_daemons"]
+    assert res["slurm_daemons"]["message"] == "not running: munge is failed"
+
+
+def test_parse_unmunge():
+    parsed = parse_unmunge(UNMUNGE_OK)
+    assert parsed == {"status": "Success (0)", "success": True, "encode_time": 1795341600,
+                      "decode_time": 1795341601, "encode_host": "va-gpu01 (172.31.251.3)"}
+    with pytest.raises(ValidateError, match="no STATUS line"):
+        parse_unmunge("garbage")
+    with pytest.raises(ValidateError, match="expected text"):
+        parse_unmunge(None)
+
+
+SCONTROL = (
+    "NodeName=va-gpu01 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=0.50 "
+    "AvailableFeatures=(null) ActiveFeatures=(null) Gres=gpu:nvidia_geforce_rtx_2070:2 NodeAddr=va-gpu01 "
+    "NodeHostName=va-gpu01 Version=22.05.8 OS=Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01) "
+    "RealMemory=22000 AllocMem=0 FreeMem=20000 Sockets=2 Boards=1 State=IDLE ThreadsPerCore=1 TmpDisk=0 Weight=1 "
+    "Owner=N/A MCS_label=N/A Partitions=gpu BootTime=2026-11-22T09:00:00 SlurmdStartTime=2026-11-22T09:10:00 "
+    "LastBusyTime=2026-11-22T09:10:00 CfgTRES=cpu=2,mem=22000M,billing=2,gres/gpu=2 AllocTRES= CapWatts=n/a "
+    "CurrentWatts=0 AveWatts=0 ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s\n"
+    "NodeName=va-gpu02 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=2 CPUTot=2 CPULoad=0.10 "
+    "AvailableFeatures=(null) ActiveFeatures=(null) Gres=gpu:nvidia_geforce_rtx_2070:2 NodeAddr=va-gpu02 "
+    "NodeHostName=va-gpu02 Version=22.05.8 OS=Linux 6.1.0-18-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1 (2024-02-01) "
+    "RealMemory=22000 AllocMem=0 FreeMem=20000 Sockets=2 Boards=1 State=IDLE+DRAIN ThreadsPerCore=1 TmpDisk=0 Weight=1 "
+    "Owner=N/A MCS_label=N/A Partitions=gpu BootTime=2026-11-22T09:00:00 SlurmdStartTime=2026-11-22T09:10:00 "
+    "LastBusyTime=2026-11-22T09:10:00 CfgTRES=cpu=2,mem=22000M,billing=2,gres/gpu=2 AllocTRES= CapWatts=n/a "
+    "CurrentWatts=0 AveWatts=0 ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s "
+    "Reason=gpuops validate: gpu_count [root@2026-11-22T10:00:00]\n"
+)
+NODES = {
+    "va-gpu01": {"host": "va-gpu01", "slurm_gres": "gpu:nvidia_geforce_rtx_2070:2", "gpu_count": 2},
+    "va-gpu02": {"host": "va-gpu02", "slurm_gres": "gpu:nvidia_geforce_gtx_1050:1", "gpu_count": 1},
+    "va-gpu03": {"host": "va-gpu03.example.org", "slurm_gres": "", "gpu_count": 0},
+}
+
+
+def test_slurm_node_checks():
+    out = slurm_node_checks({"rc": 0, "stdout": SCONTROL, "stderr": ""}, NODES)
+    assert out["usable"] == ["va-gpu01"]
+    assert out["gpu_counts"] == {"va-gpu01": 2, "va-gpu02": 2}
+    res = dict(((r["node"], r["check"]), r) for r in out["results"])
+    assert res[("va-gpu01", "node_state")]["status"] == "pass"
+    assert res[("va-gpu01", "slurmd_gres")]["status"] == "pass"
+    assert res[("va-gpu02", "node_state")]["message"] == (
+        "va-gpu02 is IDLE+DRAIN, reason: gpuops validate: gpu_count [root@2026-11-22T10:00:00]")
+    assert res[("va-gpu02", "slurmd_gres")]["message"] == (
+        "Slurm has Gres=gpu:nvidia_geforce_rtx_2070:2 (2 GPUs) but nvidia-smi shows gpu:nvidia_geforce_gtx_1050:1 "
+        "(1 GPUs): re-run playbooks/slurm.yml")
+    assert res[("va-gpu03.example.org", "node_state")]["message"].startswith("slurmctld does not know node va-gpu03")
+    assert res[("va-gpu03.example.org", "slurmd_gres")]["status"] == "not_run"
+
+
+def test_slurm_node_checks_when_scontrol_fails():
+    out = slurm_node_checks({"rc": 1, "stdout": "", "stderr": "slurm_load_node error: Unable to contact slurm controller (connect failure)\n"}, NODES)
+    assert out["usable"] == []
+    assert out["results"] == [{"node": "cluster", "check": "slurm_nodes", "status": "fail", "measured": None, "expected": None,
+                               "message": "scontrol show node failed (rc 1): slurm_load_node error: Unable to contact slurm "
+                                          "controller (connect failure)"}]
+
+
+def test_not_responding_node_is_not_usable():
+    text = SCONTROL.replace("State=IDLE ", "State=IDLE* ", 1)
+    out = slurm_node_checks(text, NODES)
+    assert out["usable"] == []
+    assert [r["message"] for r in out["results"] if r["node"] == "va-gpu01" and r["check"] == "node_state"] == [
+        "va-gpu01 is IDLE*, no reason given"]
+
+
+def test_job_checks():
+    nodes = {"n1": {"host": "n1"}, "n2": {"host": "n2"}, "n3": {"host": "n3"}}
+    launch_error = "srun: error: Task launch for StepId=5.0 failed on node n2: Communication connection failure\n"
+    jobs = {"n1": {"rc": 0, "stdout": "n1\n", "stderr": ""},
+            "n2": {"rc": 1, "stdout": "", "stderr": launch_error}}
+    gres = {"n1": {"rc": 0, "stdout": "0,1\n"}, "n2": {"rc": 0, "stdout": "0\n"}}
+    res = dict(((r["node"], r["check"]), r) for r in job_checks(nodes, ["n1", "n2"], jobs, gres, {"n1": 2, "n2": 2, "n3": 2}))
+    assert res[("n1", "job")]["status"] == "pass"
+    assert res[("n1", "gres_cuda_visible_devices")]["message"] == "--gres=gpu:2 sets CUDA_VISIBLE_DEVICES=0,1"
+    assert res[("n2", "job")]["message"] == ("srun -w n2 hostname failed (rc 1): srun: error: Task launch for StepId=5.0 "
+                                             "failed on node n2: Communication connection failure")
+    assert res[("n2", "gres_cuda_visible_devices")]["status"] == "fail"
+    assert res[("n3", "job")]["message"] == "no job sent: the node is not usable (see node_state)"
+    assert res[("n3", "gres_cuda_visible_devices")]["status"] == "not_run"
+    assert multi_node_job_check(["n1", "n2"], {"rc": 0, "stdout": "n1\nn2\n"})["status"] == "pass"
+    assert multi_node_job_check(["n1", "n2"], {"rc": 1, "stdout": "n1\n", "stderr": "srun: error: n2: task 1: Exited"})["message"] == (
+        "srun -N2 failed (rc 1), no answer from n2: srun: error: n2: task 1: Exited")
+    assert multi_node_job_check(["n1"], {})["status"] == "not_run"
+    timed_out = job_checks({"n1": {"host": "n1"}}, ["n1"], {"n1": {"rc": 124, "stdout": "", "stderr": "",
+                                                                   "msg": "non-zero return code"}}, {}, {})
+    assert timed_out[0]["message"] == ("srun -w n1 hostname failed (rc 124): no answer within the time limit "
+                                       "(validate_job_timeout_s)")
+    silent = job_checks({"n1": {"host": "n1"}}, ["n1"], {"n1": {"rc": 1, "stdout": "", "stderr": "",
+                                                                "msg": "non-zero return code"}}, {}, {})
+    assert silent[0]["message"] == "srun -w n1 hostname failed (rc 1): non-zero return code"
+
+
+def entry(host, facts, ibf, skip=""):
+    return {"host": host, "skip": skip, "hardware": not skip, "no_hardware_reason": skip, "gpus": facts, "ib": ibf}
+
+
+def test_perf_not_run_without_hardware():
+    facts = gpus("telegraf_dual_2070-v13.xml")
+    entries = [entry("va-gpu01", facts, ib("gpud_a100_8xIB-1xRoCE_all-active.txt"), "running in a docker container"),
+               entry("va-gpu02", facts, ib("gpud_a100_8xIB-1xRoCE_all-active.txt"), "running in a docker container")]
+    res = perf_checks({"fraction": 0.8, "entries": entries, "ran": [], "enabled": True})
+    assert [(r["node"], r["check"], r["status"]) for r in res] == [
+        ("va-gpu01", "allreduce_single_node", "not_run"), ("va-gpu02", "allreduce_single_node", "not_run"),
+        ("cluster", "allreduce_multi_node", "not_run"), ("cluster", "ib_write_bw", "not_run")]
+    assert res[0]["message"] == "not run: running in a docker container"
+    assert res[2]["message"] == "not run: 0 node(s) can run GPU benchmarks, 2 are needed"
+    res = perf_checks({"fraction": 0.8, "entries": entries, "ran": [], "enabled": False})
+    assert {r["message"] for r in res} == {"not run: validate_perf is false"}
+
+
+def nccl(name):
+    return read("nccl-tests", name)
+
+
+def test_perf_single_node_judged_against_nvlink():
+    # The V100S board's GPUs with the DGX-1 hybrid cube-mesh NVLinks (two captures of different machines).
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml", "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt")
+    run = {"rc": 0, "stdout": nccl("superbench_8xA100-SXM4-40GB_all_reduce_old-format_NA-error.txt")}
+    res = perf_checks({"fraction": 0.8, "entries": [entry("n1", facts, {})], "ran": ["n1"],
+                       "single_runs": {"n1": run}, "overrides": {"allreduce_single_node": 200.0}})
+    single = res[0]
+    assert single["check"] == "allreduce_single_node"
+    assert single["expected"] == 200.0
+    assert single["status"] in ("pass", "fail")
+    assert isinstance(single["measured"], float)
+    assert single["message"].startswith("bus bandwidth at ")
+    high = perf_checks({"fraction": 0.8, "entries": [entry("n1", facts, {})], "ran": ["n1"],
+                        "single_runs": {"n1": run}, "overrides": {"allreduce_single_node": 100000.0}})
+    assert high[0]["status"] == "fail"
+    assert "threshold 80%" in high[0]["message"]
+
+
+def test_perf_expected_figure_derived_from_the_facts():
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml", "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt")
+    run = {"rc": 0, "stdout": nccl("superbench_8xA100-SXM4-40GB_all_reduce_old-format_NA-error.txt")}
+    res = perf_checks({"fraction": 0.8, "entries": [entry("n1", facts, {})], "ran": ["n1"], "single_runs": {"n1": run}})
+    # 6 NVLinks per V100 (NV1/NV2 to 4 peers) x 25 GB/s.
+    assert res[0]["expected"] == 150.0
+    assert "NVLink" in res[0]["message"]
+    pcie = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    res = perf_checks({"fraction": 0.8, "entries": [entry("n1", pcie, {})], "ran": ["n1"], "single_runs": {"n1": run}})
+    assert res[0]["expected"] == pytest.approx(15.76, abs=0.01)  # PCIe gen3 x16
+
+
+def test_perf_multi_node_against_the_rdma_ports():
+    facts = gpus("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    a100 = ib("gpud_a100_8xIB-1xRoCE_all-active.txt")
+    run = {"rc": 0, "stdout": nccl("awsefaeks_2x-p4d-16xA100_efa_tag-output_max-error-column_section.txt")}
+    entries = [entry("n1", facts, a100), entry("n2", facts, a100)]
+    res = perf_checks({"fraction": 0.8, "entries": entries, "ran": ["n1", "n2"], "single_runs": {},
+                       "multi_run": run})
+    multi = [r for r in res if r["check"] == "allreduce_multi_node"][0]
+    assert multi["expected"] == len(a100["selected"]) * 200 / 8.0
+    assert multi["status"] in ("pass", "fail") and isinstance(multi["measured"], float)
+
+
+def test_perf_failed_run_is_a_failure():
+    facts = gpus("telegraf_dual_2070-v13.xml")
+    run = {"rc": 1, "stdout": nccl("nccltests287_2x-rtx5090_all_reduce_test-nccl-failure.txt")}
+    res = perf_checks({"fraction": 0.8, "entries": [entry("n1", facts, {})], "ran": ["n1"], "single_runs": {"n1": run}})
+    assert res[0]["status"] == "fail"
+    assert res[0]["message"].startswith("all_reduce_perf (rc 1): ")
+
+
+def test_ib_pairs_ring_rail_by_rail():
+    a100 = ib("gpud_a100_8xIB-1xRoCE_all-active.txt")
+    entries = [{"host": h, "ib": a100} for h in ("n1", "n2", "n3")] + [{"host": "n4", "ib": {}}]
+    pairs = ib_pairs(entries, ["n1", "n2", "n3", "n4"])
+    assert len(pairs) == 3 * len(a100["selected"])
+    assert pairs[0]["pair"] == "n1:%s->n2:%s" % (a100["selected"][0], a100["selected"][0])
+    assert pairs[-1]["client"] == "n3" and pairs[-1]["server"] == "n1"
+    assert all(p["rate_gbps"] == 200 for p in pairs)
+    two = ib_pairs(entries, ["n1", "n2"])
+    assert {(p["client"], p["server"]) for p in two} == {("n1", "n2")}
+    assert ib_pairs(entries, ["n1", "n4"]) == []
+
+
+def test_inputs_are_not_modified():
+    data = container_node()
+    before = copy.deepcopy(data)
+    node_checks(data, EXPECT)
+    assert data == before
