@@ -34,7 +34,6 @@ HEALTHY_STATES = ("idle", "allocated", "mixed", "completing")
 BAD_FLAGS = ("drain", "draining", "drained", "down", "fail", "failing", "not_responding",
              "no_respond", "maint", "reboot_requested", "reboot_issued", "inval", "power_down",
              "powered_down", "powering_down", "planned")
-_PORT_RE = re.compile(r"^[A-Za-z0-9_.-]+:[0-9]+$")
 
 
 def result(node, check, status, measured, expected, message):
@@ -471,16 +470,6 @@ def multi_node_job_check(usable, run):
 
 # --------------------------------------------------------------------------
 # Performance
-
-def perf_capability(data):
-    """(runnable, reason) of the GPU performance checks on one node."""
-    gpus = data.get("gpus") or {}
-    if not data.get("hardware"):
-        return False, data.get("no_hardware_reason") or "no NVIDIA GPU on the PCI bus"
-    if gpus.get("status") != "ok" or not gpus.get("count"):
-        return False, "nvidia-smi lists no GPU (status %s)" % gpus.get("status")
-    return True, ""
-
 
 def allreduce_check(node, check, run, expected, basis, fraction):
     if run is None:
