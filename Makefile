@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate accounting day2
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate accounting day2 maintenance
 
 .PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench clean
 

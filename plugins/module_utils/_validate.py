@@ -21,31 +21,22 @@ __metaclass__ = type
 import math
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import TEXT_TYPES, as_text, clip
+
 # Text, and the str of Python 2 (bytes, decoded by _as_text before any use).
-_TEXT_TYPES = (type(u""), str)
+_TEXT_TYPES = TEXT_TYPES
 
 
 class ValidateError(Exception):
     """Command output or an argument that cannot be read."""
 
 
-def _clip(text, limit=80):
-    """text on one line, runs of white space as one space, at most limit characters (then '...')."""
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "..."
+_clip = clip
 
 
 def _as_text(data, what):
     """data as text; ValidateError for None, numbers, or bytes that are not UTF-8."""
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ValidateError("%s: output is not text: byte 0x%02x at offset %d is not UTF-8"
-                                % (what, bytearray(data)[exc.start], exc.start))
-    if not isinstance(data, _TEXT_TYPES):
-        raise ValidateError("%s: output must be text, got %s" % (what, type(data).__name__))
-    return data
+    return as_text(data, what, ValidateError)
 
 
 def _first_line(text):

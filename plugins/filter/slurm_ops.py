@@ -1,0 +1,77 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of the Slurm day-2 playbooks (configuration change, rolling upgrade).
+
+slurm_release, slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
+slurm_cluster_state, slurm_sacct_states and slurm_state_problems; their
+documentation is in the <filter name>.yml files beside this one, the logic in
+module_utils/_slurm_ops.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils import _slurm_ops as ops
+from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_ops import SlurmOpsError
+
+
+def _call(name, func, *args):
+    try:
+        return func(*args)
+    except SlurmOpsError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, exc))
+
+
+def slurm_release(version):
+    """The major release of a Slurm version: '22.05.8-4+deb12u3' -> '22.05'."""
+    return _call("slurm_release", ops.release_name, version)
+
+
+def slurm_upgrade_check(installed, target, max_jump=None):
+    """Whether Slurm supports upgrading the installed packages to target in one step."""
+    return _call("slurm_upgrade_check", ops.upgrade_check, installed, target, max_jump)
+
+
+def slurm_apt_policy(text):
+    """{package: {installed, candidate}} of apt-cache policy output."""
+    return _call("slurm_apt_policy", ops.parse_apt_policy, text)
+
+
+def slurm_name_versions(text):
+    """{name: version} of rpm -q / dnf repoquery 'name version' lines."""
+    return _call("slurm_name_versions", ops.parse_name_versions, text)
+
+
+def slurm_cluster_state(nodes_text, jobs_text):
+    """A snapshot {nodes, jobs} of scontrol show node and squeue output."""
+    return _call("slurm_cluster_state", ops.cluster_state, nodes_text, jobs_text)
+
+
+def slurm_sacct_states(text):
+    """{job id: {state, exit_code}} of sacct --parsable2 output."""
+    return _call("slurm_sacct_states", ops.parse_sacct_states, text)
+
+
+def slurm_state_problems(before, after, sacct=None):
+    """Problems and notes for nodes and running jobs between two snapshots."""
+    return _call("slurm_state_problems", ops.state_problems, before, after, sacct)
+
+
+class FilterModule(object):
+    """Slurm day-2 operation filters."""
+
+    def filters(self):
+        return {
+            "slurm_release": slurm_release,
+            "slurm_upgrade_check": slurm_upgrade_check,
+            "slurm_apt_policy": slurm_apt_policy,
+            "slurm_name_versions": slurm_name_versions,
+            "slurm_cluster_state": slurm_cluster_state,
+            "slurm_sacct_states": slurm_sacct_states,
+            "slurm_state_problems": slurm_state_problems,
+        }
