@@ -37,6 +37,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     parse_timedatectl_show,
     pcie_gbs,
 )
+from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils.mutation import mutated as mutated_capture
 
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
@@ -822,31 +823,8 @@ PARSERS = (parse_scontrol_nodes, parse_nccl_tests, parse_ib_write_bw, parse_time
            parse_chronyc_tracking, gres_gpu_count, gres_gpu_types)
 
 
-@st.composite
-def mutated(draw, captures):
-    lines = draw(st.sampled_from(captures)).splitlines(True)
-    for _step in range(draw(st.integers(1, 4))):
-        if not lines:
-            lines = [draw(NOISE)]
-        kind = draw(st.sampled_from(["delete", "duplicate", "replace", "insert_char", "truncate", "swap"]))
-        index = draw(st.integers(0, len(lines) - 1))
-        if kind == "delete":
-            del lines[index]
-        elif kind == "duplicate":
-            lines.insert(index, lines[index])
-        elif kind == "replace":
-            lines[index] = draw(NOISE) + "\n"
-        elif kind == "insert_char":
-            line = lines[index]
-            at = draw(st.integers(0, len(line)))
-            lines[index] = line[:at] + draw(st.characters()) + line[at:]
-        elif kind == "truncate":
-            text = "".join(lines)
-            lines = text[:draw(st.integers(0, len(text)))].splitlines(True)
-        else:
-            other = draw(st.integers(0, len(lines) - 1))
-            lines[index], lines[other] = lines[other], lines[index]
-    return "".join(lines)
+def mutated(captures):
+    return mutated_capture(captures, NOISE)
 
 
 def finite(value):
