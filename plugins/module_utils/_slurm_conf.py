@@ -332,11 +332,27 @@ _CATALOGUES = {
 # intended one: real typos score 0.85 and up, unrelated keys about 0.65.
 _SUGGEST_CUTOFF = 0.75
 
+# The one reader of Slurm versions (also used by _slurm_ops): upstream
+# (22.05, 24.11.0rc1), Debian (1:22.05.8-4+deb12u3), RPM EVR
+# (0:23.11.4-1.el9, (none):22.05.8-1.el9) and sinfo --version output
+# (slurm 24.11.5, slurm-wlm 22.05.8). A suffix starts with a separator
+# (-+~_) or a letter, so 22.05.8.1 is not read as 22.05.8.
 _VERSION_RE = re.compile(
-    r"^(?:slurm(?:-wlm)?[\s-]+)?(\d+)\.(\d+)(?:\.(\d+))?"
-    r"(?:[-+~.]?[0-9A-Za-z][0-9A-Za-z.+~-]*)?$",
+    r"^(?:slurm(?:-wlm)?[\s-]+)?"
+    r"(?:(?:[0-9]+|\(none\)):)?"
+    r"([0-9]{1,4})\.([0-9]{1,2})(?:\.([0-9]+))?"
+    r"(?:[-+~_][0-9A-Za-z.+~_-]*|[A-Za-z][0-9A-Za-z.+~_-]*)?$",
     re.IGNORECASE,
 )
+
+
+def version_tuple(text):
+    """(major, minor, micro or None) of a Slurm version string, or None when it cannot be read."""
+    match = _VERSION_RE.match(text.strip())
+    if match is None:
+        return None
+    micro = match.group(3)
+    return int(match.group(1)), int(match.group(2)), int(micro) if micro is not None else None
 
 
 def _parse_version(version):
@@ -346,13 +362,13 @@ def _parse_version(version):
             "Slurm version must be a string such as '24.11.5' or '22.05', "
             "got %r (quote it in YAML)" % (version,)
         )
-    match = _VERSION_RE.match(version.strip())
-    if not match:
+    parts = version_tuple(version)
+    if parts is None:
         raise SlurmConfError(
             "cannot read a Slurm version from %r; expected something like "
             "'24.11.5' or '22.05'" % (version,)
         )
-    return int(match.group(1)), int(match.group(2))
+    return parts[:2]
 
 
 def _series_tuple(series):

@@ -36,6 +36,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress, expand
+from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import version_tuple
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import TEXT_TYPES, as_text, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError, parse_scontrol_nodes
 
@@ -83,14 +84,6 @@ def _plural(count, word):
 # --- versions and releases -----------------------------------------------------
 
 _VERSION_EXAMPLES = "expected something like '24.11.5' or '22.05.8-4+deb12u3'"
-# [slurm |slurm-wlm ][epoch:]YY.MM[.micro][-debian/rpm revision or +suffix]
-_VERSION_RE = re.compile(
-    r"^(?:slurm(?:-wlm)?\s+)?"
-    r"(?:(?:[0-9]+|\(none\)):)?"
-    r"([0-9]{1,4})\.([0-9]{1,2})(?:\.([0-9]+))?"
-    r"(?:[-+~_][0-9A-Za-z.+~_-]*)?$",
-    re.IGNORECASE,
-)
 
 
 def parse_slurm_version(text):
@@ -105,11 +98,10 @@ def parse_slurm_version(text):
                             % ("boolean" if isinstance(text, bool) else "number", text, _VERSION_EXAMPLES))
     if not isinstance(text, _TEXT_TYPES):
         raise SlurmOpsError("a Slurm version must be a string, got %s; %s" % (type(text).__name__, _VERSION_EXAMPLES))
-    match = _VERSION_RE.match(text.strip())
-    if match is None:
+    parts = version_tuple(text)
+    if parts is None:
         raise SlurmOpsError("cannot read a Slurm version from '%s'; %s" % (_clip(text, 60), _VERSION_EXAMPLES))
-    micro = match.group(3)
-    return int(match.group(1)), int(match.group(2)), int(micro) if micro is not None else None
+    return parts
 
 
 def _release_text(major_minor):
