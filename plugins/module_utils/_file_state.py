@@ -14,6 +14,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import binascii
 import hashlib
 
 
@@ -81,6 +83,13 @@ def is_stale(wanted, have):
             return True
         if "content" in wanted and wanted["content"] is not None:
             if entry.get("checksum") != content_checksum(wanted["content"]):
+                return True
+        if wanted.get("content_b64") is not None:
+            try:
+                data = base64.b64decode(wanted["content_b64"], validate=True)
+            except (TypeError, ValueError, binascii.Error):
+                raise FileStateError("content_b64 of %s is not valid base64" % path)
+            if entry.get("checksum") != content_checksum(data):
                 return True
     if wanted.get("owner") is not None and entry.get("pw_name") != str(wanted["owner"]):
         return True

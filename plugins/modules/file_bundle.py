@@ -42,6 +42,12 @@ options:
       content:
         description: Text the file must hold. Omit it to manage only the attributes of an existing file.
         type: str
+      content_b64:
+        description:
+          - The bytes the file must hold, base64-encoded, for binary content such as a munge key made by
+            C(mungekey). Mutually exclusive with O(files[].content).
+          - Diff mode shows only the size and checksum of binary content.
+        type: str
       owner:
         description: Owner name.
         type: str
@@ -51,6 +57,12 @@ options:
       mode:
         description: Mode as an octal string such as V(0644).
         type: str
+      keep_previous:
+        description:
+          - When the file exists and its content changes, first keep the old bytes in C(<path>.gpuops-prev)
+            (written atomically, with the original's owner, group and mode), so a rollback can put them back.
+        type: bool
+        default: false
 extends_documentation_fragment:
   - gpuops.cluster.attributes
 attributes:
@@ -73,6 +85,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+previous:
+  description: The files whose earlier version was kept (O(files[].keep_previous)) in this call, and where.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"path": "/etc/slurm/slurm.conf", "backup": "/etc/slurm/slurm.conf.gpuops-prev"}]
 changed_paths:
   description: The paths that were (or in check mode would be) created, changed or removed.
   returned: always
@@ -81,6 +99,9 @@ changed_paths:
   sample: ["/etc/slurm/slurm.conf"]
 """
 
+import base64
+import binascii
+import hashlib
 import os
 
 from ansible.module_utils.basic import AnsibleModule
@@ -101,7 +122,20 @@ def _write_file(module, path, data):
     write_atomically(module, path, data, ".file_bundle.")
 
 
-def _apply(module, entry, diffs):
+def _summary(data):
+    return "binary, %d bytes, sha1 %s\n" % (len(data), hashlib.sha1(data).hexdigest())
+
+
+def _keep_previous(module, path, before, previous):
+    backup = path + ".gpuops-prev"
+    write_atomically(module, backup, before, ".file_bundle.")
+    status = os.stat(path)
+    os.chown(backup, status.st_uid, status.st_gid)
+    os.chmod(backup, status.st_mode & 0o7777)
+    previous.append(dict(path=path, backup=backup))
+
+
+def _apply(module, entry, diffs, previous):
     path = entry["path"]
     state = entry["state"]
     check = module.check_mode
@@ -127,6 +161,14 @@ def _apply(module, entry, diffs):
             os.mkdir(path)
     else:
         content = entry.get("content")
+        binary = entry.get("content_b64") is not None
+        if binary:
+            if content is not None:
+                module.fail_json(msg="file_bundle: %s: give content or content_b64, not both" % path)
+            try:
+                content = base64.b64decode(to_bytes(entry["content_b64"]), validate=True)
+            except (TypeError, ValueError, binascii.Error):
+                module.fail_json(msg="file_bundle: %s: content_b64 is not valid base64" % path)
         exists = os.path.exists(path)
         if exists and not os.path.isfile(path):
             module.fail_json(msg="file_bundle: %s exists and is not a regular file" % path)
@@ -134,19 +176,25 @@ def _apply(module, entry, diffs):
             if not exists:
                 module.fail_json(msg="file_bundle: %s does not exist and no content was given for it" % path)
         else:
-            data = to_bytes(content, errors="surrogate_or_strict")
+            data = content if binary else to_bytes(content, errors="surrogate_or_strict")
             before = b""
             if exists:
                 with open(path, "rb") as handle:
                     before = handle.read()
             if not exists or before != data:
-                diffs.append(dict(before_header=path, after_header=path,
-                                  before=to_text(before, errors="surrogate_or_replace"),
-                                  after=to_text(data, errors="surrogate_or_replace")))
+                if binary:
+                    diffs.append(dict(before_header=path, after_header=path, before=_summary(before) if exists else "",
+                                      after=_summary(data)))
+                else:
+                    diffs.append(dict(before_header=path, after_header=path,
+                                      before=to_text(before, errors="surrogate_or_replace"),
+                                      after=to_text(data, errors="surrogate_or_replace")))
                 changed = True
                 if check and not exists:
                     return True
                 if not check:
+                    if exists and entry.get("keep_previous"):
+                        _keep_previous(module, path, before, previous)
                     _write_file(module, path, data)
     return module.set_fs_attributes_if_different(_attrs(module, entry, path), changed)
 
@@ -160,9 +208,11 @@ def main():
                     path=dict(type="path", required=True),
                     state=dict(type="str", default="file", choices=["file", "directory", "absent"]),
                     content=dict(type="str"),
+                    content_b64=dict(type="str", no_log=True),
                     owner=dict(type="str"),
                     group=dict(type="str"),
                     mode=dict(type="str"),
+                    keep_previous=dict(type="bool", default=False),
                 ),
             ),
         ),
@@ -170,13 +220,14 @@ def main():
     )
     changed_paths = []
     diffs = []
+    previous = []
     for entry in module.params["files"]:
         try:
-            if _apply(module, entry, diffs):
+            if _apply(module, entry, diffs, previous):
                 changed_paths.append(entry["path"])
         except (IOError, OSError) as exc:
             module.fail_json(msg="file_bundle: %s: %s" % (entry["path"], to_native(exc)), changed_paths=changed_paths)
-    result = dict(changed=bool(changed_paths), changed_paths=changed_paths)
+    result = dict(changed=bool(changed_paths), changed_paths=changed_paths, previous=previous)
     if module._diff:
         result["diff"] = diffs
     module.exit_json(**result)

@@ -113,6 +113,19 @@ ansible_facts:
               C(no_devices) when nvidia-smi found no GPU; C(no_driver) when it could not talk to the driver.
           type: str
           sample: ok
+        error:
+          description:
+            - With C(no_driver), the line in which nvidia-smi said why it cannot talk to the driver (at most 300
+              characters), for example C(Failed to initialize NVML: Driver/library version mismatch); null otherwise.
+            - The Slurm roles stop rather than drop the node's GPUs from slurm.conf when this happens on a node with
+              NVIDIA devices.
+          type: str
+          sample: null
+        device_files:
+          description: The C(/dev/nvidiaN) character devices of the host (N a number), in numeric order.
+          type: list
+          elements: str
+          sample: ["/dev/nvidia0", "/dev/nvidia1"]
         driver_version:
           description: NVIDIA driver version, null without GPUs.
           type: str
@@ -218,6 +231,7 @@ ansible_facts:
 
 import os
 import re
+import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
@@ -250,11 +264,38 @@ def _last_line(*texts):
     return "no output"
 
 
-def _empty(status, pci_devices):
-    facts = {"status": status, "driver_version": None, "cuda_version": None, "count": 0,
-             "gpus": [], "gres_conf": [], "slurm_gres": ""}
+def _device_files(dev_root="/dev"):
+    """The /dev/nvidiaN character devices (N a number): what the driver made, or what slurmd will bind."""
+    try:
+        names = os.listdir(dev_root)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if re.match(r"nvidia[0-9]{1,4}$", name):
+            path = os.path.join(dev_root, name)
+            try:
+                if stat.S_ISCHR(os.stat(path).st_mode):
+                    found.append(path)
+            except OSError:
+                continue
+    return sorted(found, key=lambda item: int(item[len(dev_root) + 7:]))
+
+
+def _empty(status, pci_devices, error=None):
+    facts = {"status": status, "error": error, "driver_version": None, "cuda_version": None, "count": 0,
+             "gpus": [], "gres_conf": [], "slurm_gres": "", "device_files": _device_files()}
     facts.update(fabric_facts(pci_devices))
     return facts
+
+
+def _first_error_line(*texts):
+    """The line that says why nvidia-smi cannot talk to the driver (else its last line)."""
+    for text in texts:
+        for line in (text or "").splitlines():
+            if any(marker in line for marker in NO_DRIVER):
+                return line.strip()
+    return _last_line(*texts)
 
 
 class Runner(TimedCommand):
@@ -388,7 +429,8 @@ def main():
             module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices)})
         if any(marker in both for marker in NO_DRIVER):
             module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % _last_line(out, err))
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_driver", pci_devices)})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty(
+                "no_driver", pci_devices, _first_error_line(out, err)[:300])})
         if rc != 0:
             runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
     try:
@@ -424,7 +466,7 @@ def main():
         module.fail_json(msg="gpu_facts: %s" % exc)
     for warning in warnings:
         module.warn(warning)
-    facts = dict(facts, status="ok")
+    facts = dict(facts, status="ok", error=None, device_files=_device_files())
     module.exit_json(changed=False, ansible_facts={"gpuops_gpus": facts})
 
 

@@ -1,0 +1,125 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters over the Slurm cluster model (module_utils/_slurm_model.py).
+
+slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
+slurm_log_errors and slurm_host_files;
+their documentation is in the .yml files beside this one.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.common.collections import is_sequence
+from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import (
+    FACT_KEYS,
+    NODE_VARS,
+    SlurmModelError,
+    build_model,
+    check_inventory,
+    host_files,
+    log_errors,
+    node_name,
+    restart_changes,
+)
+
+# What the model reads of gpuops_gpus (gpu_facts): not the per-GPU details.
+_GPU_KEYS = ("status", "error", "count", "slurm_gres", "gres_conf", "pci_gpus", "device_files")
+
+
+def _plain(value):
+    """Lazy/templated containers from hostvars as plain dicts and lists."""
+    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
+        return dict((key, _plain(item)) for key, item in value.items())
+    if is_sequence(value):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _host_data(hostvars, host, with_node_vars):
+    """The few values the model needs of one host, read once from its hostvars."""
+    try:
+        variables = hostvars[host]
+    except KeyError:
+        return {}
+    facts = variables.get("ansible_facts") or {}
+    data = {"facts": dict((key, _plain(facts.get(key))) for key in FACT_KEYS if facts.get(key) is not None)}
+    gpus = facts.get("gpuops_gpus")
+    if gpus is None:
+        gpus = variables.get("gpuops_gpus")
+    data["gpus"] = dict((key, _plain(gpus.get(key))) for key in _GPU_KEYS) if gpus else None
+    names = NODE_VARS if with_node_vars else ("slurm_node_name", "slurm_node_addr")
+    data["vars"] = dict((key, _plain(variables.get(key))) for key in names if variables.get(key) is not None)
+    return data
+
+
+def _inventory(hostvars, controllers, computes, dbd, with_facts=True):
+    controllers = list(controllers or [])
+    computes = list(computes or [])
+    dbd = list(dbd or [])
+    hosts = {}
+    for host in computes:
+        hosts[host] = _host_data(hostvars, host, True)
+    for host in controllers + dbd:
+        if host not in hosts:
+            hosts[host] = _host_data(hostvars, host, False)
+    if not with_facts:
+        for data in hosts.values():
+            data.pop("gpus", None)
+    return {"controllers": controllers, "computes": computes, "dbd": dbd, "hosts": hosts}
+
+
+def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=None):
+    """The cluster model: node names, slurm.conf/gres.conf/cgroup.conf lines, restart fingerprint, errors."""
+    try:
+        return build_model(_inventory(hostvars, controllers, computes, dbd), _plain(settings), running_conf)
+    except SlurmModelError as exc:
+        raise AnsibleFilterError("slurm_model: %s" % exc)
+
+
+def slurm_inventory_errors(hostvars, controllers, computes, dbd, settings):
+    """The input errors that need no gathered facts (names, partitions, GRES overrides, accounts)."""
+    try:
+        return check_inventory(_inventory(hostvars, controllers, computes, dbd, with_facts=False), _plain(settings))
+    except SlurmModelError as exc:
+        raise AnsibleFilterError("slurm_inventory_errors: %s" % exc)
+
+
+def slurm_node_name(host, slurm_node_name=None, fact_hostname=None):
+    """How Slurm names an inventory host (the collection's one rule)."""
+    return node_name(host, slurm_node_name, fact_hostname)
+
+
+def slurm_restart_changes(old, new, restart_keys):
+    """What only a restart applies, between the recorded and the new restart fingerprint ([] for nothing)."""
+    return restart_changes(_plain(old), _plain(new), list(restart_keys or []))
+
+
+def slurm_host_files(host, paths, contents, user="slurm", configless=False):
+    """file_bundle entries (config, slurmd) for one host's part of the model."""
+    try:
+        return host_files(_plain(host), _plain(paths), _plain(contents), user, bool(configless))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise AnsibleFilterError("slurm_host_files: missing or malformed input: %s" % exc)
+
+
+def slurm_log_errors(lines, limit=3):
+    """The last distinct error and fatal lines of a Slurm daemon's log."""
+    return log_errors(lines, limit)
+
+
+class FilterModule(object):
+    """Slurm cluster model filters."""
+
+    def filters(self):
+        return {
+            "slurm_model": slurm_model,
+            "slurm_inventory_errors": slurm_inventory_errors,
+            "slurm_node_name": slurm_node_name,
+            "slurm_restart_changes": slurm_restart_changes,
+            "slurm_log_errors": slurm_log_errors,
+            "slurm_host_files": slurm_host_files,
+        }
