@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate accounting day2 maintenance
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench scale clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -17,6 +17,7 @@ help:
 	@echo "make test      lint, ansible-test sanity+units, pytest, dist test, every Molecule scenario"
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     measure converge / re-run / --check against the shell-loop floor"
+	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
 
 # Python tools, pinned in requirements-dev.txt; rebuilt when it changes.
 $(VENV)/.stamp: requirements-dev.txt
@@ -107,6 +108,10 @@ test: venv lint sanity units pytest dist-test molecule
 # BENCH_NODES="2 8" by default: lab sizes (compute nodes) to measure.
 bench: venv images wheelhouse
 	bench/lab_converge.sh
+
+# SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
+scale: venv
+	bench/scale.sh
 
 clean: lab-down
 	rm -rf .build dist

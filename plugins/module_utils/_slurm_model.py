@@ -105,6 +105,14 @@ def _shown(value):
     return json.dumps(text) if isinstance(value, str) else text
 
 
+def _compress(names):
+    """A hostlist of names; names a hostlist cannot carry (already reported as errors) are joined as they are."""
+    try:
+        return compress(names)
+    except HostlistError:
+        return ",".join(str(name) for name in names)
+
+
 def _is_int(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -174,10 +182,10 @@ def gres_count(value, name="gpu"):
     """The number of GRES called name in a slurm.conf Gres= value ('gpu:a100:4,gpu:t4:2' -> 6)."""
     total = 0
     for item in (value or "").split(","):
-        fields = item.strip().split(":")
+        fields = item.split("(")[0].strip().split(":")
         if not fields or fields[0] != name or len(fields) < 2:
             continue
-        count = fields[-1].split("(")[0]
+        count = fields[-1]
         number = _as_int(count)
         if number is None:
             # gpu:a100 without a count means 1 in Slurm; a K/M suffix is not used for GPUs.
@@ -413,7 +421,7 @@ def group_nodes(nodes, key):
             groups[group_key] = []
             order.append(group_key)
         groups[group_key].append(node)
-    return [(compress([node["name"] for node in groups[group_key]]), groups[group_key][0]) for group_key in order]
+    return [(_compress([node["name"] for node in groups[group_key]]), groups[group_key][0]) for group_key in order]
 
 
 # --------------------------------------------------------------------------
@@ -605,7 +613,7 @@ def _partition_lines(partitions, nodes_by_host):
             text = "ALL"
         else:
             listed = [nodes] if isinstance(nodes, str) else nodes if isinstance(nodes, list) else []
-            text = compress([nodes_by_host[host]["name"] for host in listed if host in nodes_by_host])
+            text = _compress([nodes_by_host[host]["name"] for host in listed if host in nodes_by_host])
         parts = ["PartitionName=%s" % part["name"], "Nodes=%s" % text]
         default = part.get("default", False)
         if default is True or str(default).lower() in ("yes", "true", "1"):
@@ -673,9 +681,9 @@ def restart_changes(old, new, restart_keys):
         differ = sorted(name for name in set(before_nodes) & set(after_nodes) if before_nodes[name] != after_nodes[name])
         parts = []
         if gone:
-            parts.append("removed %s" % compress(gone))
+            parts.append("removed %s" % _compress(gone))
         if added:
-            parts.append("added %s" % compress(added))
+            parts.append("added %s" % _compress(added))
         for name in differ[:8]:
             parts.append("%s %s -> %s" % (name, before_nodes[name], after_nodes[name]))
         if len(differ) > 8:
@@ -719,7 +727,7 @@ def build_model(inventory, settings, running_conf=None):
     if missing:
         errors.append("No hardware facts for %s: slurm.conf is built from every compute node's facts. Run the play over "
                       "the whole %s group (not with a --limit that leaves nodes out), with fact gathering on, and make "
-                      "sure those hosts are reachable." % (compress(missing), settings.get("compute_group", "slurm_compute")))
+                      "sure those hosts are reachable." % (_compress(missing), settings.get("compute_group", "slurm_compute")))
 
     running = parse_node_gres(running_conf) if running_conf else {}
     losses = []
