@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/.venv/bin:$PATH"
 SIZES=${SCALE_NODES:-8 64 512 1024}
 TIMEOUT=${SCALE_TIMEOUT:-1800}
-MIXED=${SCALE_MIXED:+--mixed}
+mixed=()
+[ -n "${SCALE_MIXED:-}" ] && mixed=(--mixed)
 WORK=.build/scale
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p bench/results "$WORK"
@@ -29,7 +30,7 @@ rows=()
 for n in $SIZES; do
   dir="$WORK/n$n"
   rm -rf "$dir" && mkdir -p "$dir/out"
-  python bench/scale_inventory.py "$dir" "$n" $MIXED
+  python bench/scale_inventory.py "$dir" "$n" "${mixed[@]}"
   log "N=$n: running (load average $(cut -d' ' -f1-3 /proc/loadavg))"
   start=$(date +%s.%N)
   set +e

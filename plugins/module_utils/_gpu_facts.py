@@ -45,6 +45,8 @@ import copy
 import re
 import xml.etree.ElementTree as ET
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+
 
 class GpuFactsError(Exception):
     """Command output that cannot be read (the message is one line)."""
@@ -1001,3 +1003,12 @@ def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None
     }
     facts.update(fabric_facts(pci_devices, topo.get("gpus") if topo is not None else None))
     return facts, warnings
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes GpuFactsError.
+parse_smi_xml = guarded(GpuFactsError, 'nvidia-smi -q -x')(parse_smi_xml)
+parse_smi_list = guarded(GpuFactsError, 'nvidia-smi -L')(parse_smi_list)
+parse_mig_minors = guarded(GpuFactsError, 'mig-minors')(parse_mig_minors)
+parse_topo = guarded(GpuFactsError, 'nvidia-smi topo -m')(parse_topo)
+parse_pci_devices = guarded(GpuFactsError, 'PCI devices')(parse_pci_devices)
+build_facts = guarded(GpuFactsError, 'GPU facts')(build_facts)

@@ -14,6 +14,8 @@ __metaclass__ = type
 import fnmatch
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+
 
 class HostProbeError(Exception):
     """Command output that does not have the expected shape."""
@@ -155,3 +157,10 @@ def parse_systemctl_show(output):
         block[key] = value
     flush()
     return units
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes HostProbeError.
+parse_dpkg_query_details = guarded(HostProbeError, 'dpkg-query')(parse_dpkg_query_details)
+parse_rpm_query_details = guarded(HostProbeError, 'rpm -q')(parse_rpm_query_details)
+parse_versionlock_list = guarded(HostProbeError, 'dnf versionlock list')(parse_versionlock_list)
+parse_systemctl_show = guarded(HostProbeError, 'systemctl show')(parse_systemctl_show)

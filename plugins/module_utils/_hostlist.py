@@ -28,12 +28,17 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+
 # Slurm's MAX_RANGE: a larger range in an expression is taken to be a mistake.
 MAX_RANGE = 64 * 1024
 # Cap on the names one expression may expand to (a[1-9999]b[1-9999] ...).
 MAX_HOSTS = 1024 * 1024
 
-_NUMBERED = re.compile(r"^(.*?)([0-9]+)([^0-9]*)$", re.DOTALL)
+_ASCII_DIGITS = frozenset("0123456789")
+# The longest number a hostlist carries (Python refuses int() of more than
+# 4,300 digits; a real host number has a handful).
+MAX_DIGITS = 64
 _RANGE = re.compile(r"^([0-9]+)(?:-([0-9]+))?$")
 _SHOWN_MAX = 80
 
@@ -80,6 +85,25 @@ def _host_names(names):
             seen.add(name)
             hosts.append(name)
     return hosts
+
+
+def _split_number(name):
+    """(prefix, digits, suffix) around the last run of digits, or None; one pass from the end (linear time).
+
+    A run longer than MAX_DIGITS is not a number a hostlist can carry: the name stays as it is.
+    """
+    end = len(name)
+    while end > 0 and name[end - 1] not in _ASCII_DIGITS:
+        end -= 1
+    if end == 0:
+        return None
+    start = end
+    while start > 0 and name[start - 1] in _ASCII_DIGITS:
+        start -= 1
+    digits = name[start:end]
+    if len(digits) > MAX_DIGITS:
+        return None
+    return name[:start], digits, name[end:]
 
 
 def _number_key(digits):
@@ -133,11 +157,11 @@ def compress(names):
     """
     groups = {}  # (prefix, suffix) or (name, None) -> digit strings; insertion ordered
     for name in _host_names(names):
-        match = _NUMBERED.match(name)
-        if match is None:
+        split = _split_number(name)
+        if split is None:
             groups[(name, None)] = []
             continue
-        prefix, digits, suffix = match.groups()
+        prefix, digits, suffix = split
         groups.setdefault((prefix, suffix), []).append(digits)
     parts = []
     for (prefix, suffix), digit_strings in groups.items():
@@ -215,6 +239,8 @@ def _bracket_values(text, body, offset):
         match = _RANGE.match(part)
         if match is None:
             raise HostlistError("invalid range %r %s: expected a number or lo-hi" % (part, where))
+        if max(len(group or "") for group in match.groups()) > MAX_DIGITS:
+            raise HostlistError("range %s %s: a number of more than %d digits" % (_shown(part), where, MAX_DIGITS))
         low = int(match.group(1))
         high = int(match.group(2)) if match.group(2) is not None else low
         if low > high:
@@ -272,3 +298,8 @@ def expand(expr):
             raise HostlistError(
                 "%s expands to more than %d host names" % (_shown(text), MAX_HOSTS))
     return names
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes HostlistError.
+compress = guarded(HostlistError, 'hostlist compress')(compress)
+expand = guarded(HostlistError, 'hostlist expand')(expand)

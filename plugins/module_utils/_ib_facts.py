@@ -32,6 +32,8 @@ import ipaddress
 import os
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+
 
 class IbFactsError(Exception):
     """Input (command output, sysfs content or an option) that cannot be read."""
@@ -640,3 +642,8 @@ def build_facts(hcas, failed=(), source="ibstat", select="auto", highest_rate_on
         "selected": ["%s:%d" % (e["hca"], e["port"]) for e in selected],
         "nccl_env": nccl_env(selected, interfaces, bootstrap_address, bootstrap_cidr),
     }
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes IbFactsError.
+parse_ibstat = guarded(IbFactsError, 'ibstat')(parse_ibstat)
+parse_ip_addr = guarded(IbFactsError, 'ip addr')(parse_ip_addr)

@@ -36,6 +36,7 @@ import json
 import re
 
 from ansible.module_utils.six import binary_type, integer_types, string_types, text_type
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
 
 
 class SlurmAccountsError(Exception):
@@ -77,7 +78,9 @@ def ascii_lower(text):
 def _q(value):
     """A value for a message: strings in single quotes, without Python 2's u prefix."""
     if isinstance(value, string_types):
-        return "'%s'" % value
+        # One line, however hostile the value: control characters escaped, long values cut.
+        text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in value[:200])
+        return "'%s'" % (text + ("..." if len(value) > 200 else ""))
     if isinstance(value, bool) or value is None or isinstance(value, integer_types):
         return str(value)
     return "a %s" % type(value).__name__
@@ -767,3 +770,7 @@ def diff(current, desired, prune=False):
         users.update(entry.split("@", 1)[0] for entry in left["users"])
     after = expected_state(current, desired, prune)
     return {"before": render(current, accounts, users), "after": render(after, accounts, users)}
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmAccountsError.
+parse_parsable = guarded(SlurmAccountsError, 'sacctmgr output')(parse_parsable)

@@ -47,6 +47,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import 
     check_keys,
     render_lines,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
 
 
 class SlurmModelError(Exception):
@@ -882,3 +883,7 @@ def host_files(host, paths, contents, user="slurm", configless=False):
         else:
             slurmd.append({"path": dropin, "state": "absent"})
     return {"config": config, "slurmd": slurmd}
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmModelError.
+parse_node_gres = guarded(SlurmModelError, 'slurm.conf')(parse_node_gres)

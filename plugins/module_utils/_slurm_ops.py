@@ -37,7 +37,7 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress, expand
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import version_tuple
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import TEXT_TYPES, as_text, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, TEXT_TYPES, as_text, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError, parse_scontrol_nodes
 
 # Text, and the str of Python 2 (bytes, decoded by _as_text before any use).
@@ -630,3 +630,11 @@ def state_problems(before, after, sacct=None):
         "nodes": dict((name, _one_line(change)) for name, change in node_changes.items()),
         "jobs": dict((job_id, _one_line(change)) for job_id, change in job_changes.items()),
     }
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmOpsError.
+parse_slurm_version = guarded(SlurmOpsError, 'Slurm version')(parse_slurm_version)
+parse_apt_policy = guarded(SlurmOpsError, 'apt-cache policy')(parse_apt_policy)
+parse_name_versions = guarded(SlurmOpsError, 'package versions')(parse_name_versions)
+parse_squeue_jobs = guarded(SlurmOpsError, 'squeue')(parse_squeue_jobs)
+parse_sacct_states = guarded(SlurmOpsError, 'sacct')(parse_sacct_states)

@@ -32,5 +32,6 @@ class TimedCommand(object):
         cmd = list(argv)
         if self.wrapper:
             cmd = [self.wrapper, "--kill-after=5", str(self.timeout)] + cmd
-        rc, out, err = self.module.run_command(cmd, environ_update={"LC_ALL": "C", "LANG": "C"})
+        # Output that is not UTF-8 is decoded with U+FFFD: the result must stay valid JSON.
+        rc, out, err = self.module.run_command(cmd, environ_update={"LC_ALL": "C", "LANG": "C"}, errors="replace")
         return rc, out, err, self.wrapper is not None and rc in TIMED_OUT_RCS

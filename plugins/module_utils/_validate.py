@@ -21,7 +21,7 @@ __metaclass__ = type
 import math
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import TEXT_TYPES, as_text, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, TEXT_TYPES, as_text, clip
 
 # Text, and the str of Python 2 (bytes, decoded by _as_text before any use).
 _TEXT_TYPES = TEXT_TYPES
@@ -692,3 +692,11 @@ def judge(measured, expected, fraction):
     message = "%.1f GB/s is %.1f%% of the expected %.1f GB/s (threshold %s%%)" % (
         measured, 100.0 * measured / expected, expected, _fmt(round(fraction * 100, 6)))
     return verdict, message
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes ValidateError.
+parse_scontrol_nodes = guarded(ValidateError, 'scontrol show node')(parse_scontrol_nodes)
+parse_nccl_tests = guarded(ValidateError, 'nccl-tests output')(parse_nccl_tests)
+parse_ib_write_bw = guarded(ValidateError, 'ib_write_bw output')(parse_ib_write_bw)
+parse_timedatectl_show = guarded(ValidateError, 'timedatectl show')(parse_timedatectl_show)
+parse_chronyc_tracking = guarded(ValidateError, 'chronyc tracking')(parse_chronyc_tracking)

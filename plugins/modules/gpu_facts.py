@@ -234,6 +234,7 @@ import re
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
 from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     GpuFactsError,
@@ -260,7 +261,7 @@ def _last_line(*texts):
     for text in texts:
         lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
         if lines:
-            return lines[-1]
+            return cap(lines[-1], 300)
     return "no output"
 
 
@@ -282,9 +283,9 @@ def _device_files(dev_root="/dev"):
     return sorted(found, key=lambda item: int(item[len(dev_root) + 7:]))
 
 
-def _empty(status, pci_devices, error=None):
+def _empty(status, pci_devices, dev_root, error=None):
     facts = {"status": status, "error": error, "driver_version": None, "cuda_version": None, "count": 0,
-             "gpus": [], "gres_conf": [], "slurm_gres": "", "device_files": _device_files()}
+             "gpus": [], "gres_conf": [], "slurm_gres": "", "device_files": _device_files(dev_root)}
     facts.update(fabric_facts(pci_devices))
     return facts
 
@@ -313,7 +314,7 @@ class Runner(TimedCommand):
         return self.run(self.argv(args))
 
     def fail(self, args, msg, rc, out, err):
-        self.module.fail_json(msg=msg, cmd=" ".join(self.argv(args)), rc=rc, stdout=out, stderr=err)
+        self.module.fail_json(msg=msg, cmd=" ".join(self.argv(args)), rc=rc, stdout=cap(out), stderr=cap(err))
 
 
 def _read_cpu_topology(sysfs_root):
@@ -401,6 +402,7 @@ def main():
             nvidia_smi=dict(type="path"),
             timeout=dict(type="int", default=30),
             sysfs_root=dict(type="path", default="/sys"),
+            dev_root=dict(type="path", default="/dev"),
         ),
         supports_check_mode=True,
     )
@@ -416,7 +418,7 @@ def main():
     else:
         nvidia_smi = module.get_bin_path("nvidia-smi")
         if not nvidia_smi:
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_nvidia_smi", pci_devices)})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_nvidia_smi", pci_devices, params["dev_root"])})
 
     runner = Runner(module, nvidia_smi, params["timeout"])
     args = ["-q", "-x"]
@@ -426,11 +428,11 @@ def main():
     both = (out or "") + "\n" + (err or "")
     if rc != 0 or not out.strip().startswith("<"):
         if NO_DEVICES in both:
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices)})
+            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices, params["dev_root"])})
         if any(marker in both for marker in NO_DRIVER):
             module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % _last_line(out, err))
             module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty(
-                "no_driver", pci_devices, _first_error_line(out, err)[:300])})
+                "no_driver", pci_devices, params["dev_root"], _first_error_line(out, err)[:300])})
         if rc != 0:
             runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
     try:
@@ -466,7 +468,7 @@ def main():
         module.fail_json(msg="gpu_facts: %s" % exc)
     for warning in warnings:
         module.warn(warning)
-    facts = dict(facts, status="ok", error=None, device_files=_device_files())
+    facts = dict(facts, status="ok", error=None, device_files=_device_files(params["dev_root"]))
     module.exit_json(changed=False, ansible_facts={"gpuops_gpus": facts})
 
 

@@ -155,6 +155,7 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
 from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
     HostProbeError,
     parse_dpkg_query_details,
@@ -193,10 +194,11 @@ def _groups(names):
 
 
 def _run(module, argv, ok_rcs=(0,)):
-    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
+    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"}, errors="replace")
     if rc not in ok_rcs:
-        module.fail_json(msg="%s failed: %s" % (argv[0], (err or out).strip().splitlines()[-1:] or "no output"),
-                         cmd=argv, rc=rc, stdout=out, stderr=err)
+        lines = (err or out).strip().splitlines()
+        module.fail_json(msg="%s failed: %s" % (argv[0], cap(lines[-1], 300) if lines else "no output"),
+                         cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
     return out
 
 

@@ -189,6 +189,7 @@ import os
 import socket
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
 from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (
     IbFactsError,
@@ -210,7 +211,7 @@ SBIN = ["/usr/sbin", "/sbin"]
 
 def _last_line(text):
     lines = (text or "").strip().splitlines()
-    return lines[-1] if lines else "no output"
+    return cap(lines[-1], 300) if lines else "no output"
 
 
 def _run_ibstat(module, ibstat, timeout):
@@ -218,7 +219,7 @@ def _run_ibstat(module, ibstat, timeout):
     rc, out, err, timed_out = TimedCommand(module, timeout, "ibstat").run(argv)
     if timed_out:
         module.fail_json(msg="ib_facts: %s did not finish within %d s" % (ibstat, timeout),
-                         cmd=argv, rc=rc, stdout=out, stderr=err)
+                         cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
     return argv, rc, out, err
 
 
@@ -238,11 +239,11 @@ def _hcas(module, sysfs):
         panics = ibpanic_lines(out) + ibpanic_lines(err)
         if rc != 0 and not panics:
             module.fail_json(msg="ib_facts: %s failed (rc=%d): %s" % (ibstat, rc, _last_line(err or out)),
-                             cmd=argv, rc=rc, stdout=out, stderr=err)
+                             cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
         try:
             parsed, failed = parse_ibstat(out, err, usable)
         except IbFactsError as exc:
-            module.fail_json(msg="ib_facts: %s" % exc, cmd=argv, rc=rc, stdout=out, stderr=err)
+            module.fail_json(msg="ib_facts: %s" % exc, cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
         if parsed or failed:
             if failed:
                 printed = set(h["name"] for h in parsed)
@@ -291,7 +292,7 @@ def _interfaces(module):
         module.warn("ib_facts: the ip command is not installed; NCCL_SOCKET_IFNAME left unset")
         return {}
     argv = [ip, "-o", "addr", "show"]
-    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"})
+    rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"}, errors="replace")
     if rc != 0:
         module.warn("ib_facts: %s failed (rc=%d): %s; NCCL_SOCKET_IFNAME left unset" % (" ".join(argv), rc, _last_line(err or out)))
         return {}

@@ -162,6 +162,7 @@ unmanaged:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.six.moves import shlex_quote
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_accounts import (
     SlurmAccountsError,
     check_cluster,
@@ -191,15 +192,15 @@ def _read(module, sacctmgr, cluster):
     rows = {}
     for name, args, fields in show_commands(cluster):
         argv = [sacctmgr] + args
-        rc, out, err = module.run_command(argv, environ_update=ENV)
+        rc, out, err = module.run_command(argv, environ_update=ENV, errors="replace")
         if rc != 0:
             module.fail_json(msg="slurm_accounts: %s failed (rc=%d): %s" % (_command(argv), rc, _message(err or out)),
-                             cmd=_command(argv), rc=rc, stdout=out, stderr=err)
+                             cmd=_command(argv), rc=rc, stdout=cap(out), stderr=cap(err))
         try:
             rows[name] = parse_parsable(out, fields)
         except SlurmAccountsError as exc:
             module.fail_json(msg="slurm_accounts: %s: %s" % (_command(argv), to_text(exc)), cmd=_command(argv), rc=rc,
-                             stdout=out, stderr=err)
+                             stdout=cap(out), stderr=cap(err))
     return current_state(rows["associations"], rows["accounts"], rows["users"])
 
 
@@ -251,14 +252,14 @@ def main():
     if module.check_mode:
         module.exit_json(**output)
     for index, argv in enumerate(commands):
-        rc, out, err = module.run_command(argv, environ_update=ENV)
+        rc, out, err = module.run_command(argv, environ_update=ENV, errors="replace")
         if rc == 0:
             continue
         if nothing_to_do(out, err):
             module.warn("slurm_accounts: %s: sacctmgr found nothing to change (%s)" % (_command(argv), _message(out or err)))
             continue
         module.fail_json(msg="slurm_accounts: %s failed (rc=%d): %s" % (_command(argv), rc, _message(err or out)),
-                         cmd=_command(argv), rc=rc, stdout=out, stderr=err,
+                         cmd=_command(argv), rc=rc, stdout=cap(out), stderr=cap(err),
                          commands=output["commands"][:index], unmanaged=unmanaged, changed=index > 0)
     module.exit_json(**output)
 

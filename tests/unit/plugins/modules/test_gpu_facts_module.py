@@ -247,7 +247,7 @@ def test_no_nvidia_smi_binary(tmp_path, capsys, monkeypatch):
     assert result["changed"] is False
     assert "warnings" not in result
     assert result["ansible_facts"]["gpuops_gpus"] == {
-        "status": "no_nvidia_smi", "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
+        "status": "no_nvidia_smi", "error": None, "device_files": [], "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
         "gres_conf": [], "slurm_gres": "", "pci_gpus": [], "nvswitches": [], "nvlink_all_to_all": False,
         "fabric_manager_needed": False}
 
@@ -258,7 +258,7 @@ def test_no_nvidia_smi_on_an_hgx_h100_board(tmp_path, capsys, monkeypatch):
     result = run(capsys, {"sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_H100)})
     assert "warnings" not in result
     assert result["ansible_facts"]["gpuops_gpus"] == {
-        "status": "no_nvidia_smi", "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
+        "status": "no_nvidia_smi", "error": None, "device_files": [], "driver_version": None, "cuda_version": None, "count": 0, "gpus": [],
         "gres_conf": [], "slurm_gres": "", "pci_gpus": H100_PCI_GPUS, "nvswitches": H100_NVSWITCHES,
         "nvlink_all_to_all": False, "fabric_manager_needed": True}
 
@@ -370,6 +370,22 @@ def test_driver_not_loaded(tmp_path, capsys):
     assert (facts["pci_gpus"], facts["nvswitches"]) == (A100_PCI_GPUS, A100_NVSWITCHES)
     assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, True)
     assert warnings(result) == ["nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % message]
+    assert facts["error"] == message
+
+
+def test_driver_library_mismatch_names_the_reason_and_the_device_files(tmp_path, capsys):
+    # What nvidia-smi prints (rc 18) after a driver update without a reboot.
+    message = "Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.216"
+    smi = fake_smi(tmp_path, {"-q -x": (None, message, 18)})
+    dev = tmp_path / "dev"
+    dev.mkdir()
+    (dev / "nvidia1").write_text("")  # a regular file is not a device: left out
+    (dev / "nvidiactl").write_text("")
+    result = run(capsys, {"nvidia_smi": smi, "dev_root": str(dev), "sysfs_root": str(tmp_path / "nosys")})
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"], facts["slurm_gres"]) == ("no_driver", 0, "")
+    assert facts["error"] == "Failed to initialize NVML: Driver/library version mismatch"
+    assert facts["device_files"] == []
 
 
 def test_nvidia_smi_error_fails_with_cmd_and_rc(tmp_path, capsys):
