@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the Slurm day-2 playbooks (configuration change, rolling upgrade).
 
-slurm_release, slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
+slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
 slurm_cluster_state, slurm_sacct_states and slurm_state_problems; their
 documentation is in the <filter name>.yml files beside this one, the logic in
 module_utils/_slurm_ops.py.
@@ -25,11 +25,6 @@ def _call(name, func, *args):
         raise AnsibleFilterError("%s: %s" % (name, exc))
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, exc))
-
-
-def slurm_release(version):
-    """The major release of a Slurm version: '22.05.8-4+deb12u3' -> '22.05'."""
-    return _call("slurm_release", ops.release_name, version)
 
 
 def slurm_upgrade_check(installed, target, max_jump=None):
@@ -67,7 +62,6 @@ class FilterModule(object):
 
     def filters(self):
         return {
-            "slurm_release": slurm_release,
             "slurm_upgrade_check": slurm_upgrade_check,
             "slurm_apt_policy": slurm_apt_policy,
             "slurm_name_versions": slurm_name_versions,

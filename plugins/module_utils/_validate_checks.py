@@ -15,6 +15,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError
+from ansible_collections.gpuops.cluster.plugins.module_utils._clock import skew as clock_skew
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     ValidateError,
     expected_internode_busbw,
@@ -268,22 +270,26 @@ def _munge_check(node, data, expect):
 
 
 def _clock_check(node, data, expect):
-    max_skew = expect.get("clock_max_skew_s", 2)
+    """Skew against the controller from two clock reads, each within one round trip of the Ansible controller's
+    clock (clock_sample): the round trips are subtracted, so a busy machine widens the bound instead of failing."""
+    max_skew = float(expect.get("clock_max_skew_s", 2))
     max_offset = expect.get("clock_max_offset_ms", 100)
-    munge = data.get("munge") or {}
-    skew = None
-    try:
-        parsed = parse_unmunge(munge.get("stdout") or "")
-        if parsed["encode_time"] is not None and parsed["decode_time"] is not None:
-            skew = parsed["decode_time"] - parsed["encode_time"]
-    except ValidateError:
-        pass
     problems = []
     notes = []
-    if skew is not None:
-        notes.append("clock %+d s from the controller's (munge timestamps)" % -skew)
-        if abs(skew) > max_skew:
-            problems.append("clock differs from the controller's by %d s (more than %s s)" % (abs(skew), max_skew))
+    measured = None
+    try:
+        offset, uncertainty = clock_skew(data.get("clock"), data.get("controller_clock"))
+    except ClockError as exc:
+        offset = None
+        notes.append("no skew measured: %s" % exc)
+    if offset is not None:
+        measured = "%+.3f s" % offset
+        notes.append("clock %+.3f s from the controller's (+/- %.3f s: each read within one round trip)"
+                     % (offset, uncertainty))
+        if abs(offset) - uncertainty > max_skew:
+            problems.append("clock differs from the controller's by at least %.3f s (%.3f s measured, less the "
+                            "%.3f s the round trips allow; more than %s s)"
+                            % (abs(offset) - uncertainty, abs(offset), uncertainty, expect.get("clock_max_skew_s", 2)))
     if data.get("container"):
         notes.append("time sync not checked: %s, whose clock is the host kernel's" % data.get("no_hardware_reason"))
     else:
@@ -311,11 +317,10 @@ def _clock_check(node, data, expect):
             problems.append("the clock is not synchronized (start chrony or systemd-timesyncd)")
         elif sync is None:
             problems.append("no time synchronization found (neither chronyc nor timedatectl answered)")
-    if skew is None and data.get("container"):
-        return result(node, "clock", NOT_RUN, None, "synchronized",
-                      "; ".join(notes + ["no munge timestamps to compare with the controller"]))
-    measured = ("%+d s" % -skew) if skew is not None else None
-    return result(node, "clock", FAIL if problems else PASS, measured, "within %s s, synchronized" % max_skew,
+    if offset is None and data.get("container"):
+        return result(node, "clock", NOT_RUN, None, "synchronized", "; ".join(notes))
+    return result(node, "clock", FAIL if problems else PASS, measured,
+                  "within %s s, synchronized" % expect.get("clock_max_skew_s", 2),
                   "; ".join(problems + notes))
 
 

@@ -16,7 +16,7 @@ from ansible_collections.gpuops.cluster.plugins.filter import slurm_ops
 from ansible_collections.gpuops.cluster.plugins.filter.slurm_ops import FilterModule
 
 FILTERS = FilterModule().filters()
-NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_release", "slurm_sacct_states",
+NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_sacct_states",
          "slurm_state_problems", "slurm_upgrade_check"]
 FILTER_DIR = os.path.dirname(slurm_ops.__file__)
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
@@ -46,8 +46,6 @@ def test_filter_doc_file(name):
     assert doc["RETURN"]["_value"]["type"]
 
 
-def test_slurm_release():
-    assert FILTERS["slurm_release"]("22.05.8-4+deb12u3") == "22.05"
 
 
 def test_slurm_upgrade_check():
@@ -80,7 +78,6 @@ def test_slurm_cluster_state_and_state_problems():
 @pytest.mark.parametrize(
     "name, args, message",
     [
-        ("slurm_release", (22.05,), "slurm_release: cannot read a Slurm version from the number 22.05"),
         ("slurm_upgrade_check", ({"n1 slurmd": "23.11.4"}, "24.08"),
          "slurm_upgrade_check: upgrade target: Slurm 24.08"),
         ("slurm_upgrade_check", ({"n1 slurmd": None}, "24.11.5"), "slurm_upgrade_check: n1 slurmd: no installed version"),

@@ -1,0 +1,49 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan and cuda_plan (docs in the .yml files beside)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
+    GpuPlanError,
+    cuda_plan,
+    driver_branch,
+    driver_plan,
+)
+
+
+def _call(name, function, *args):
+    try:
+        return function(*args)
+    except (GpuPlanError, AttributeError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc))
+
+
+def nvidia_driver_branch(branch, version, default_branch):
+    """The driver branch from nvidia_driver_branch, nvidia_driver_version or the OS default."""
+    return _call("nvidia_driver_branch", driver_branch, branch, version, default_branch)
+
+
+def nvidia_driver_plan(settings):
+    """What nvidia_driver installs, holds and starts, and from which repository."""
+    return _call("nvidia_driver_plan", driver_plan, dict(settings))
+
+
+def cuda_plan_filter(settings):
+    """The CUDA toolkits to install, their packages, prefixes and priorities."""
+    return _call("cuda_plan", cuda_plan, dict(settings))
+
+
+class FilterModule(object):
+    """GPU stack plan filters."""
+
+    def filters(self):
+        return {
+            "nvidia_driver_branch": nvidia_driver_branch,
+            "nvidia_driver_plan": nvidia_driver_plan,
+            "cuda_plan": cuda_plan_filter,
+        }

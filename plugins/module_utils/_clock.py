@@ -1,0 +1,57 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Clock skew between two hosts, from reads bracketed by one reference clock (the Ansible controller's).
+
+A read of a host's clock, taken between the reference times sent and
+received, says host - reference = remote - (sent + received) / 2, give or
+take (received - sent) / 2. Two hosts read against the same reference give
+their skew to within the sum of the two half round trips. A slow or busy
+machine widens that bound; it never makes a healthy clock look skewed.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+_EPOCH = re.compile(r"\s*([0-9]{9,11})(?:\.([0-9]{1,9}))?\s*\Z")
+
+
+class ClockError(Exception):
+    """A read of a clock that cannot be used."""
+
+
+def parse_epoch(text):
+    """Seconds since the epoch from ``date +%s.%N`` output (a date without %N support prints '%N': refused)."""
+    match = _EPOCH.match(text or "")
+    if not match:
+        raise ClockError("date +%%s.%%N printed %r, not seconds since the epoch (GNU date is needed)" % (text or "")[:60])
+    fraction = match.group(2) or "0"
+    return int(match.group(1)) + int(fraction) / (10.0 ** len(fraction))
+
+
+def best_sample(taken):
+    """{offset_s, rtt_s, samples} of the read with the shortest round trip; taken: [(sent, remote, received)]."""
+    if not taken:
+        raise ClockError("no clock read was taken")
+    sent, remote, received = min(taken, key=lambda item: item[2] - item[0])
+    if received < sent:
+        raise ClockError("the reference clock went backwards during a read")
+    return {"offset_s": round(remote - (sent + received) / 2.0, 6), "rtt_s": round(received - sent, 6),
+            "samples": len(taken)}
+
+
+def _usable(sample):
+    numbers = (int, float)
+    return (isinstance(sample, dict) and isinstance(sample.get("offset_s"), numbers)
+            and isinstance(sample.get("rtt_s"), numbers) and sample["rtt_s"] >= 0)
+
+
+def skew(node, controller):
+    """(skew_s, uncertainty_s) of node's clock against controller's, from two best_sample results."""
+    for name, sample in (("node", node), ("controller", controller)):
+        if not _usable(sample):
+            raise ClockError("the %s's clock sample is missing or malformed: %r" % (name, sample))
+    return (node["offset_s"] - controller["offset_s"], (node["rtt_s"] + controller["rtt_s"]) / 2.0)

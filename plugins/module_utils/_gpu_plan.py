@@ -1,0 +1,135 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What nvidia_driver and cuda install, from where: pure functions over the settings and the OS data.
+
+The roles pass their variables and the OS data of vars/ (already resolved
+for the chosen source) and get a plan back; tests/roles/test_gpu_stack_plan.py
+renders it for Debian, Ubuntu and the RHEL family.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+try:
+    from urllib.parse import urlsplit
+except ImportError:  # Python 2
+    from urlparse import urlsplit
+
+
+class GpuPlanError(Exception):
+    """Settings a plan cannot be made from."""
+
+
+def _text(value):
+    return "" if value is None else str(value).strip()
+
+
+def driver_branch(branch, version, default_branch):
+    """The driver branch: nvidia_driver_branch, else the major of nvidia_driver_version, else the OS default."""
+    if _text(branch):
+        return _text(branch)
+    if _text(version):
+        return _text(version).split(".")[0]
+    return _text(default_branch)
+
+
+def _unique(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
+def driver_plan(settings):
+    """The driver plan: source, branch, version pattern and regex, packages, holds, services and repository.
+
+    settings: source, branch, version, pkg_manager, kernel_modules, packages (override), source_packages
+    ({proprietary, open}), unversioned, hold_extra ({proprietary, open}), fabricmanager (enabled|auto|disabled),
+    fabric_manager_needed, fabricmanager_packages (override), source_fabricmanager, persistenced, repo_base_url,
+    repo_dist, repo_arch, repo_key_url (override), repo_key_id, apt_key_file.
+    """
+    source = _text(settings.get("source"))
+    branch = _text(settings.get("branch"))
+    version = _text(settings.get("version"))
+    modules = settings.get("kernel_modules") or "proprietary"
+    if version:
+        pattern, regex = version + "-*", "^([0-9]+:)?" + re.escape(version) + "-"
+    else:
+        pattern, regex = branch + ".*", "^([0-9]+:)?" + re.escape(branch) + r"\."
+    override = list(settings.get("packages") or [])
+    versioned = override or list((settings.get("source_packages") or {}).get(modules) or [])
+    unversioned = [] if override else list(settings.get("unversioned") or [])
+    hold_extra = list((settings.get("hold_extra") or {}).get(modules) or [])
+    wanted = settings.get("fabricmanager")
+    fm_wanted = wanted == "enabled" or (wanted == "auto" and bool(settings.get("fabric_manager_needed")))
+    fm_packages = list(settings.get("fabricmanager_packages") or settings.get("source_fabricmanager") or [])
+    services = (["nvidia-persistenced"] if settings.get("persistenced") else []) + (["nvidia-fabricmanager"] if fm_wanted else [])
+    repo = {}
+    if source == "nvidia":
+        url = "%s/%s/%s" % (_text(settings.get("repo_base_url")).rstrip("/"), settings.get("repo_dist"), settings.get("repo_arch"))
+        key_file = settings.get("apt_key_file")
+        repo = {
+            "url": url,
+            "key_url": _text(settings.get("repo_key_url")) or "%s/%s.pub" % (url, settings.get("repo_key_id")),
+            "apt_key_file": key_file,
+            "apt_source": "deb [signed-by=%s] %s/ /" % (key_file, url),
+            "apt_pin_origin": urlsplit(url).hostname,
+            "dnf_name": "cuda-%s-%s" % (settings.get("repo_dist"), settings.get("repo_arch")),
+        }
+    return {
+        "source": source,
+        "branch": branch,
+        "version": version,
+        "version_pattern": pattern,
+        "version_regex": regex,
+        "pkg_manager": settings.get("pkg_manager"),
+        "versioned": versioned,
+        "unversioned": unversioned,
+        "hold": _unique(versioned + unversioned + hold_extra + (fm_packages if fm_wanted else [])),
+        "fabricmanager": fm_wanted,
+        "fabricmanager_packages": fm_packages if fm_wanted else [],
+        "services": services,
+        "repo": repo,
+    }
+
+
+def _version_key(version):
+    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+
+
+def cuda_plan(settings):
+    """The CUDA plan: source, package manager, default version and one toolkit per version.
+
+    settings: source, pkg_manager, versions (override), distro_versions, nvidia_default_versions, default_version,
+    distro_package, distro_prefix.
+    """
+    source = _text(settings.get("source"))
+    distro = source == "distro"
+    versions = [str(item) for item in settings.get("versions") or []]
+    if not versions:
+        versions = [str(item) for item in (settings.get("distro_versions") if distro
+                                           else settings.get("nvidia_default_versions")) or []]
+    default = _text(settings.get("default_version")) or (sorted(versions, key=_version_key)[-1] if versions else "")
+    toolkits = []
+    for version in versions:
+        numeric = re.match(r"([0-9]{1,4})\.([0-9]{1,4})\Z", version)
+        toolkits.append({
+            "version": version,
+            "package": (settings.get("distro_package") or "") if distro else "cuda-toolkit-" + version.replace(".", "-"),
+            "pattern": version + ".*" if distro else "",
+            "regex": "^([0-9]+:)?" + re.escape(version) + "[.]",
+            "prefix": (settings.get("distro_prefix") or "") if distro else "/usr/local/cuda-" + version,
+            "priority": int(numeric.group(1)) * 100 + int(numeric.group(2)) if numeric else 0,
+        })
+    return {
+        "source": source,
+        "pkg_manager": settings.get("pkg_manager") or "",
+        "default": default,
+        "toolkits": toolkits,
+        "distro_versions": [str(item) for item in settings.get("distro_versions") or []],
+    }
