@@ -33,7 +33,7 @@ def driver_branch(branch, version, default_branch):
     if _text(branch):
         return _text(branch)
     if _text(version):
-        return _text(version).split(".")[0]
+        return _text(version).split(".", 1)[0]
     return _text(default_branch)
 
 

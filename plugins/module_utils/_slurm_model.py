@@ -143,7 +143,7 @@ def node_name(host, slurm_node_name=None, fact_hostname=None):
     text = str(host)
     if re.match(r"[0-9]{1,3}(\.[0-9]{1,3}){3}\Z", text) or ":" in text:
         return text  # an address, not a name: left whole, and refused by the name check
-    return text.split(".")[0]
+    return text.split(".", 1)[0]
 
 
 # --------------------------------------------------------------------------
@@ -483,7 +483,7 @@ def check_inventory(inventory, settings):
         if hvars.get("slurm_node_gres") is not None:
             errors.extend(_check_gres_override(host, hvars["slurm_node_gres"]))
     _check_unique("Slurm node name", "slurm_node_name", names, errors)
-    errors.extend(_check_partitions(settings.get("partitions"), computes))
+    errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup))
     if settings.get("accounting"):
         errors.extend(_check_accounts(settings.get("dbd_accounts")))
         password = settings.get("dbd_db_password")
@@ -509,7 +509,7 @@ def _mappings(items, variable, shape, errors):
     return found
 
 
-def _check_partitions(partitions, computes):
+def _check_partitions(partitions, computes, group="slurm_compute"):
     errors = []
     names = []
     shape = "partitions such as {name: gpu, nodes: ALL, default: true}"
@@ -536,9 +536,9 @@ def _check_partitions(partitions, computes):
                 known = set(computes)
                 missing = [item for item in listed if item not in known]
                 if missing:
-                    errors.append("slurm_partitions: partition %s names %s, not in the compute group (%s). Fix the node "
-                                  "names or add the hosts to the group." % (name, ", ".join(missing),
-                                                                             ", ".join(computes) or "empty"))
+                    errors.append("slurm_partitions: partition %s names %s, not in the %s group (%s). Fix the node "
+                                  "names or add the hosts to the group."
+                                  % (name, ", ".join(missing), group, ", ".join(computes) or "empty"))
         options = part.get("options") or {}
         if not isinstance(options, dict):
             errors.append("slurm_partitions: partition %s: options must be a mapping of PartitionName options, not %s."

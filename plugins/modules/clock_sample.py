@@ -34,8 +34,6 @@ attributes:
     support: full
   diff_mode:
     support: none
-  action:
-    support: full
 notes:
   - Needs C(date) with C(%N) (GNU coreutils) on the host.
 """

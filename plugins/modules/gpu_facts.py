@@ -42,6 +42,11 @@ options:
       - C(0) means no limit.
     type: int
     default: 30
+  dev_root:
+    description:
+      - Where the C(/dev/nvidiaN) device files are looked for (C(device_files)).
+    type: path
+    default: /dev
   sysfs_root:
     description:
       - Where sysfs is mounted. The CPU topology is read from
@@ -115,8 +120,8 @@ ansible_facts:
           sample: ok
         error:
           description:
-            - With C(no_driver), the line in which nvidia-smi said why it cannot talk to the driver (at most 300
-              characters), for example C(Failed to initialize NVML: Driver/library version mismatch); null otherwise.
+            - "With C(no_driver), the line in which nvidia-smi said why it cannot talk to the driver (at most 300
+              characters), for example C(Failed to initialize NVML: Driver/library version mismatch); null otherwise."
             - The Slurm roles stop rather than drop the node's GPUs from slurm.conf when this happens on a node with
               NVIDIA devices.
           type: str

@@ -21,8 +21,10 @@ def _inventory(controllers, computes, all_vars=None, host_vars=None):
     host_vars = host_vars or {}
     local = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
 
+    # Every host here is this machine, with one hostname: the nodes get their Slurm
+    # names from the inventory, or the model refuses them as one node twice.
     def hosts(names):
-        return {name: dict(local, **host_vars.get(name, {})) for name in names}
+        return {name: dict(dict(local, slurm_node_name=name), **host_vars.get(name, {})) for name in names}
 
     children = {}
     if controllers is not None:
@@ -93,6 +95,26 @@ def test_valid_inventory_passes(tmp_path):
             _inventory(["ctl"], ["gpu01"], host_vars={"gpu01": {"slurm_node_real_memory": 99999999}}),
             "slurm_node_real_memory for gpu01 is 99999999 MB but the node has",
             id="real-memory-above-node",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01", "gpu02"], host_vars={"gpu02": {"slurm_node_name": "gpu01"}}),
+            'Slurm node name "gpu01" is used by gpu01, gpu02: Slurm node name must be unique. Set slurm_node_name',
+            id="two-hosts-one-slurm-name",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], host_vars={"gpu01": {"slurm_node_name": "gpu01\n"}}),
+            'The Slurm name of gpu01 is "gpu01\\n", which Slurm and hostlists cannot carry',
+            id="node-name-with-a-trailing-newline",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_partitions": [{"name": "gpu", "options": {"MaxTim": "1:00:00"}}]}),
+            'partition gpu: "MaxTim" is not a PartitionName option',
+            id="unknown-partition-option",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], host_vars={"gpu01": {"slurm_node_gres": [{"type": "a100", "count": 4}]}}),
+            "slurm_node_gres on gpu01[0]: a GPU needs file",
+            id="gres-without-file",
         ),
         pytest.param(
             _inventory(["ctl"], ["gpu01"], {"slurm_munge_key": "short"}),

@@ -46,8 +46,6 @@ def test_filter_doc_file(name):
     assert doc["RETURN"]["_value"]["type"]
 
 
-
-
 def test_slurm_upgrade_check():
     result = FILTERS["slurm_upgrade_check"]({"mt-ctl slurmctld": "22.05.8-4+deb12u3"}, "24.11.5-4")
     assert result["ok"] is False and result["path"] == ["22.05", "23.11", "24.11"]

@@ -59,14 +59,15 @@ SETTINGS = {
                         "SelectTypeParameters": "CR_Core_Memory", "MpiDefault": "none"},
     "accounting_config": {"AccountingStorageType": "accounting_storage/slurmdbd"},
     "config": {}, "cgroup_defaults": {"22.05": {"ConstrainCores": True}, "24.11": {"CgroupPlugin": "autodetect"}},
-    "cgroup_config": {}, "partitions": [{"name": "gpu", "nodes": "ALL", "default": True,
-                                          "options": {"MaxTime": "INFINITE", "State": "UP"}}],
+    "cgroup_config": {},
+    "partitions": [{"name": "gpu", "nodes": "ALL", "default": True, "options": {"MaxTime": "INFINITE", "State": "UP"}}],
     "real_memory_margin_pct": 5, "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
     "allow_gres_decrease": False, "dbd_accounts": [], "dbd_db_password": "", "munge_key_length": 0,
 }
 
 
-def _inventory(count=2, prefix="gpu", facts=None, gpus=GPUS, controller="ctl", dbd=None, **node_vars):
+def _inventory(count=2, prefix="gpu", facts=None, gpus=None, controller="ctl", dbd=None, **node_vars):
+    gpus = GPUS if gpus is None else gpus
     hosts = {controller: {"facts": {"hostname": controller}, "vars": {}}}
     computes = []
     for number in range(1, count + 1):
@@ -315,7 +316,7 @@ def test_inventory_errors(inventory_change, expected):
     ({"partitions": [{"name": "gpu", "options": {"maxtime": "1:00"}}]},
      'partition gpu: "maxtime" is not a PartitionName option (did you mean MaxTime?)'),
     ({"partitions": [{"name": "gpu", "options": {"AllowGroups": "a b"}}]}, "AllowGroups=\"a b\" would not survive slurm.conf"),
-    ({"partitions": [{"name": "gpu", "nodes": ["gpu09"]}]}, "partition gpu names gpu09, not in the compute group (gpu01, gpu02)"),
+    ({"partitions": [{"name": "gpu", "nodes": ["gpu09"]}]}, "partition gpu names gpu09, not in the slurm_compute group (gpu01, gpu02)"),
     ({"partitions": "gpu"}, "slurm_partitions must be a list"),
     ({"accounting": True, "dbd_accounts": [{"name": "chem\n"}]}, 'slurm_dbd_accounts[0]: the account name "chem\\n"'),
     ({"accounting": True, "dbd_accounts": [{"name": "chem", "users": ["alice", "Bob"]}]}, 'users[1] "Bob" is not a user name'),
