@@ -1,7 +1,14 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Action plugin of gpuops.cluster.clock_sample (documented in plugins/modules/clock_sample.py)."""
+"""Action plugin of gpuops.cluster.clock_sample (documented in plugins/modules/clock_sample.py).
+
+Runs on the Ansible controller: each read of the host's clock is one command
+over the host's connection (ssh, docker, local: no module is copied), with
+the Ansible controller's clock noted just before it is sent and just after
+the answer is back. The round trip is timed on the monotonic clock, so a
+step of the Ansible controller's wall clock during a read cannot shrink it.
+"""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,7 +18,12 @@ import time
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
-from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError, best_sample, parse_epoch
+from ansible_collections.gpuops.cluster.plugins.module_utils._clock import (
+    MAX_SAMPLES,
+    ClockError,
+    best_sample,
+    parse_epoch,
+)
 
 _COMMAND = "date +%s.%N"
 
@@ -22,29 +34,30 @@ class ActionModule(ActionBase):
     TRANSFERS_FILES = False
     _VALID_ARGS = frozenset(("samples",))
 
+    def _read(self):
+        """(sent, remote, received) of one read, sent and received on the Ansible controller's wall clock."""
+        sent_wall, sent = time.time(), time.monotonic()
+        answer = self._low_level_execute_command(_COMMAND)
+        received = time.monotonic()
+        if answer.get("rc") != 0:
+            raise ClockError("%s failed on the host (rc %s): %s"
+                             % (_COMMAND, answer.get("rc"),
+                                to_text(answer.get("stderr") or answer.get("stdout") or "no output",
+                                        errors="replace").strip()[-300:]))
+        remote = parse_epoch(to_text(answer.get("stdout"), errors="replace"))
+        return (sent_wall, remote, sent_wall + (received - sent))
+
     def run(self, tmp=None, task_vars=None):
         result = super(ActionModule, self).run(tmp, task_vars)
-        samples = self._task.args.get("samples", 5)
-        try:
-            samples = int(samples)
-        except (TypeError, ValueError):
-            samples = 0
-        if not 1 <= samples <= 50:
-            result.update(failed=True, msg="samples must be a whole number from 1 to 50, not %r" % (self._task.args.get("samples"),))
+        del tmp
+        _validation, args = self.validate_argument_spec(argument_spec={"samples": {"type": "int", "default": 5}})
+        samples = args["samples"]
+        if not 1 <= samples <= MAX_SAMPLES:
+            result.update(failed=True, msg="samples must be a whole number from 1 to %d, not %s" % (MAX_SAMPLES, samples))
             return result
-        taken = []
-        for _attempt in range(samples):
-            sent = time.time()
-            answer = self._low_level_execute_command(_COMMAND)
-            received = time.time()
-            if answer.get("rc") != 0:
-                result.update(failed=True, rc=answer.get("rc"), msg="%s failed on the host: %s"
-                              % (_COMMAND, to_text(answer.get("stderr") or answer.get("stdout") or "no output")[-300:]))
-                return result
-            try:
-                taken.append((sent, parse_epoch(to_text(answer.get("stdout"), errors="replace")), received))
-            except ClockError as exc:
-                result.update(failed=True, msg=str(exc))
-                return result
-        result.update(changed=False, clock=best_sample(taken))
+        try:
+            taken = [self._read() for _attempt in range(samples)]
+            result.update(changed=False, clock=best_sample(taken))
+        except ClockError as exc:
+            result.update(failed=True, msg=str(exc))
         return result

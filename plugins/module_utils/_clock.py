@@ -16,6 +16,9 @@ __metaclass__ = type
 
 import re
 
+# The most reads clock_sample takes of one host.
+MAX_SAMPLES = 50
+
 _EPOCH = re.compile(r"\s*([0-9]{9,11})(?:\.([0-9]{1,9}))?\s*\Z")
 
 

@@ -269,57 +269,85 @@ def _munge_check(node, data, expect):
     return result(node, "munge", PASS, parsed["status"], "Success", "%s decodes %s's credential" % (controller, node))
 
 
-def _clock_check(node, data, expect):
-    """Skew against the controller from two clock reads, each within one round trip of the Ansible controller's
-    clock (clock_sample): the round trips are subtracted, so a busy machine widens the bound instead of failing."""
-    max_skew = float(expect.get("clock_max_skew_s", 2))
-    max_offset = expect.get("clock_max_offset_ms", 100)
-    problems = []
-    notes = []
-    measured = None
+def _clock_skew(node, data, expect, problems, notes):
+    """Skew against the controller (None when it could not be measured), from two clock reads, each within one
+    round trip of the Ansible controller's clock (clock_sample): the round trips are subtracted, so a busy machine
+    widens the bound instead of failing a good clock."""
+    controller = expect.get("controller") or "the controller"
+    own, ref = data.get("clock"), data.get("controller_clock")
+    if not own:
+        problems.append("the clock could not be read: %s"
+                        % (data.get("clock_error") or "no gpuops.cluster.clock_sample result"))
+        return None
+    if not ref:
+        notes.append("no skew measured: %s's clock was not read in this run (%s)"
+                     % (controller, data.get("controller_clock_error") or "left out by --limit, or unreachable"))
+        return None
     try:
-        offset, uncertainty = clock_skew(data.get("clock"), data.get("controller_clock"))
+        offset, uncertainty = clock_skew(own, ref)
     except ClockError as exc:
-        offset = None
-        notes.append("no skew measured: %s" % exc)
-    if offset is not None:
-        measured = "%+.3f s" % offset
-        notes.append("clock %+.3f s from the controller's (+/- %.3f s: each read within one round trip)"
-                     % (offset, uncertainty))
-        if abs(offset) - uncertainty > max_skew:
-            problems.append("clock differs from the controller's by at least %.3f s (%.3f s measured, less the "
-                            "%.3f s the round trips allow; more than %s s)"
-                            % (abs(offset) - uncertainty, abs(offset), uncertainty, expect.get("clock_max_skew_s", 2)))
+        problems.append("no skew measured: %s" % exc)
+        return None
+    if node == controller:
+        notes.append("the clock the other hosts are compared with (read within a %.3f s round trip)" % own["rtt_s"])
+        return offset
+    max_skew = float(expect.get("clock_max_skew_s", 2))
+    notes.append("clock %+.3f s from %s's (+/- %.3f s: each read within one round trip)"
+                 % (offset, controller, uncertainty))
+    if abs(offset) - uncertainty > max_skew:
+        problems.append("clock differs from %s's by at least %.3f s (%.3f s measured, less the %.3f s the round "
+                        "trips allow; more than %s s, validate_clock_max_skew_s): sync both with the same NTP "
+                        "servers (chrony)"
+                        % (controller, abs(offset) - uncertainty, abs(offset), uncertainty,
+                           expect.get("clock_max_skew_s", 2)))
+    return offset
+
+
+def _time_sync(data, expect, problems, notes):
+    """chrony's tracking (offset against its sources) where chronyd answers, else timedatectl's NTPSynchronized."""
     if data.get("container"):
         notes.append("time sync not checked: %s, whose clock is the host kernel's" % data.get("no_hardware_reason"))
-    else:
-        sync = None
-        chrony = data.get("chronyc") or {}
-        if chrony.get("rc") == 0 and chrony.get("stdout"):
+        return
+    max_offset = expect.get("clock_max_offset_ms", 100)
+    sync = None
+    chrony = data.get("chronyc") or {}
+    if chrony.get("rc") == 0 and chrony.get("stdout"):
+        try:
+            track = parse_chronyc_tracking(chrony["stdout"])
+            sync = track["synchronized"]
+            offset_ms = abs(track["offset_s"]) * 1000.0
+            notes.append("chrony: %s, offset %.3f ms" % (track["leap_status"], offset_ms))
+            if offset_ms > float(max_offset):
+                problems.append("chrony offset %.3f ms exceeds %s ms (validate_clock_max_offset_ms)"
+                                % (offset_ms, max_offset))
+        except ValidateError as exc:
+            problems.append(str(exc))
+    if sync is None:
+        tdc = data.get("timedatectl") or {}
+        if tdc.get("rc") == 0 and tdc.get("stdout"):
             try:
-                track = parse_chronyc_tracking(chrony["stdout"])
-                sync = track["synchronized"]
-                offset_ms = abs(track["offset_s"]) * 1000.0
-                notes.append("chrony: %s, offset %.3f ms" % (track["leap_status"], offset_ms))
-                if offset_ms > max_offset:
-                    problems.append("chrony offset %.3f ms exceeds %s ms" % (offset_ms, max_offset))
+                sync = parse_timedatectl_show(tdc["stdout"])["ntp_synchronized"]
+                notes.append("timedatectl NTPSynchronized=%s" % ("yes" if sync else "no"))
             except ValidateError as exc:
                 problems.append(str(exc))
-        if sync is None:
-            tdc = data.get("timedatectl") or {}
-            if tdc.get("rc") == 0 and tdc.get("stdout"):
-                try:
-                    sync = parse_timedatectl_show(tdc["stdout"])["ntp_synchronized"]
-                    notes.append("timedatectl NTPSynchronized=%s" % ("yes" if sync else "no"))
-                except ValidateError as exc:
-                    problems.append(str(exc))
-        if sync is False:
-            problems.append("the clock is not synchronized (start chrony or systemd-timesyncd)")
-        elif sync is None:
-            problems.append("no time synchronization found (neither chronyc nor timedatectl answered)")
-    if offset is None and data.get("container"):
-        return result(node, "clock", NOT_RUN, None, "synchronized", "; ".join(notes))
-    return result(node, "clock", FAIL if problems else PASS, measured,
+    if sync is False:
+        problems.append("the clock is not synchronized (start chrony or systemd-timesyncd)")
+    elif sync is None:
+        problems.append("no time synchronization found (neither chronyc nor timedatectl answered)")
+
+
+def _clock_check(node, data, expect):
+    """The clock's skew against the controller's (measured, not Ansible's latency) and its time sync."""
+    problems, notes = [], []
+    offset = _clock_skew(node, data, expect, problems, notes)
+    _time_sync(data, expect, problems, notes)
+    if problems:
+        status = FAIL
+    elif offset is None:
+        status = NOT_RUN
+    else:
+        status = PASS
+    return result(node, "clock", status, None if offset is None else "%+.3f s" % offset,
                   "within %s s, synchronized" % expect.get("clock_max_skew_s", 2),
                   "; ".join(problems + notes))
 

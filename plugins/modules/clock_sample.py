@@ -16,6 +16,9 @@ description:
   - Runs C(date +%s.%N) on the host over the connection itself (no module is copied), several times, and notes the
     Ansible controller's clock just before and just after each read. The host's time was read somewhere inside that
     round trip, so its offset from the controller's clock is known to within half the round trip.
+  - The round trip is timed on the Ansible controller's monotonic clock, so a step of its wall clock during a read
+    cannot make the round trip look shorter than it was. Works over any connection that runs commands (ssh, docker,
+    local); with become, the read goes through the become method like any command.
   - Returns the read with the shortest round trip. Offsets of two hosts, each against the same Ansible controller,
     give their skew against each other to within the sum of their half round trips; a busy machine makes that
     bound wider, never the measurement wrong (what C(validate)'s clock check relies on).
@@ -25,6 +28,7 @@ author:
 options:
   samples:
     description: How many reads to take (1 to 50); the one with the shortest round trip is kept.
+      The first read over a new connection is usually the slowest.
     type: int
     default: 5
 extends_documentation_fragment:
