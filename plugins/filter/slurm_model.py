@@ -50,7 +50,10 @@ def _host_data(hostvars, host, with_node_vars):
     gpus = facts.get("gpuops_gpus")
     if gpus is None:
         gpus = variables.get("gpuops_gpus")
-    data["gpus"] = dict((key, _plain(gpus.get(key))) for key in _GPU_KEYS) if gpus else None
+    if hasattr(gpus, "get"):
+        data["gpus"] = dict((key, _plain(gpus.get(key))) for key in _GPU_KEYS)
+    else:
+        data["gpus"] = _plain(gpus) if gpus else None  # not gpu_facts' mapping: the model says so
     names = NODE_VARS if with_node_vars else ("slurm_node_name", "slurm_node_addr")
     data["vars"] = dict((key, _plain(variables.get(key))) for key in names if variables.get(key) is not None)
     return data

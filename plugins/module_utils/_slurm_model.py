@@ -34,6 +34,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import difflib
 import json
 import re
 
@@ -79,6 +80,8 @@ OverTimeLimit PowerDownOnIdle PreemptMode PriorityJobFactor PriorityTier QOS Req
 SelectTypeParameters State SuspendTime SuspendTimeout TRESBillingWeights
 """.split())
 _PARTITION_KEYS = frozenset(["name", "nodes", "default", "options"])
+# PartitionName line keys that a partition gives with its own keys, not under options.
+_OWN_KEYS = {"nodes": "the partition's nodes key", "partitionname": "the partition's name key"}
 _GRES_KEYS = frozenset(["name", "type", "count", "file", "cores", "links"])
 
 # What the filter copies out of each compute node's host variables.
@@ -254,6 +257,7 @@ def parse_node_gres(text):
     GRES, it never decides a value.
     """
     counts = {}
+    default_gres = ""
     for raw in (text or "").splitlines():
         line = raw.split("#", 1)[0].strip()
         if not line.lower().startswith("nodename="):
@@ -265,12 +269,14 @@ def parse_node_gres(text):
                 fields[key.lower()] = value
         names = fields.get("nodename", "")
         if names.upper() == "DEFAULT":
+            # Sets Gres for the NodeName lines after it that give none (slurm.conf(5)).
+            default_gres = fields.get("gres", default_gres)
             continue
         try:
             hosts = expand(names)
         except HostlistError:
             continue
-        count = gres_count(fields.get("gres", ""))
+        count = gres_count(fields.get("gres", default_gres))
         for name in hosts:
             counts[name] = count
     return counts
@@ -288,13 +294,17 @@ def _node(host, data, settings, errors, warnings):
     if facts.get("memtotal_mb") is None:
         node["facts_missing"] = True
         return node
+    if gpus is not None and not isinstance(gpus, dict):
+        errors.append("gpuops_gpus of %s is %s, not the mapping gpuops.cluster.gpu_facts gathers: remove gpuops_gpus from "
+                      "the inventory (slurm_node_gres sets a node's GPUs)." % (host, _shown(gpus)))
+        gpus = None
     cpus = _as_int(facts.get("processor_vcpus")) or 0
     sockets = _as_int(facts.get("processor_count")) or 0
     cores = _as_int(facts.get("processor_cores")) or 0
     threads = _as_int(facts.get("processor_threads_per_core")) or 0
     memtotal = _as_int(facts.get("memtotal_mb")) or 0
     margin = _as_int(settings.get("real_memory_margin_pct"))
-    margin = 5 if margin is None else margin
+    margin = 5 if margin is None or not 0 <= margin <= 99 else margin  # (build_model reports a bad one)
     auto = memtotal * (100 - margin) // 100
     real_memory = auto
     if hvars.get("slurm_node_real_memory") is not None:
@@ -335,8 +345,8 @@ def _node(host, data, settings, errors, warnings):
     # GRES
     override = hvars.get("slurm_node_gres")
     if override is not None:
+        # Its errors are check_inventory's (reported once, there).
         problems = _check_gres_override(host, override)
-        errors.extend(problems)
         entries = [] if problems else [dict(entry) for entry in override]
         node["gres_lines"] = [gres_line(entry) for entry in entries]
         node["gres_value"] = gres_value(entries)
@@ -359,7 +369,7 @@ def _gpu_loss(node, gpus, running):
         facts_say = None
     else:
         facts_say = node.get("gpu_count", 0)
-    gpus = gpus or {}
+    gpus = gpus if isinstance(gpus, dict) else {}  # (not a mapping: _node reported it)
     pci = len(gpus.get("pci_gpus") or [])
     devices = len(gpus.get("device_files") or [])
     status = gpus.get("status") or "ok"
@@ -547,14 +557,27 @@ def _check_partitions(partitions, computes, group="slurm_compute"):
         lower = dict((key.lower(), key) for key in PARTITION_OPTIONS)
         for key, value in options.items():
             if key not in PARTITION_OPTIONS:
-                hint = lower.get(str(key).lower())
+                close = difflib.get_close_matches(str(key).lower(), sorted(lower), n=1, cutoff=0.8)
+                hint = (lower.get(str(key).lower()) or _OWN_KEYS.get(str(key).lower())
+                        or (lower[close[0]] if close else None))
                 errors.append("slurm_partitions: partition %s: %s is not a PartitionName option%s; see slurm.conf(5), "
                               "PARTITION CONFIGURATION." % (name, _shown(str(key)), " (did you mean %s?)" % hint if hint else ""))
-            elif value is None or re.search(r"[\s#]", str(value)):
+            elif _option_text(value) in (None, "") or re.search(r"[\s#]", _option_text(value)):
                 errors.append("slurm_partitions: partition %s: %s=%s would not survive slurm.conf (empty, spaces or '#'); "
-                              "give a single word." % (name, key, _shown(value)))
+                              "give a single word (or a list of words)." % (name, key, _shown(value)))
     _check_unique("Partition name", "slurm_partitions[].name", names, errors)
     return errors
+
+
+def _option_text(value):
+    """A PartitionName option's value as slurm.conf writes it (YES/NO, lists joined by commas), or None."""
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return ",".join(_option_text(item) for item in value)
+    return None
 
 
 def _check_accounts(accounts):
@@ -601,6 +624,7 @@ def _host_entry(host, controllers, computes, dbd_host, configless, names):
         "dbd_only": is_dbd and not is_controller and not is_compute,
         "holds_config": is_controller or not configless or is_dbd,
         "writes_gres": (configless and is_controller) or (not configless and is_compute),
+        "gres_conf": [],
     }
 
 
@@ -614,14 +638,15 @@ def _partition_lines(partitions, nodes_by_host):
             text = "ALL"
         else:
             listed = [nodes] if isinstance(nodes, str) else nodes if isinstance(nodes, list) else []
-            text = _compress([nodes_by_host[host]["name"] for host in listed if host in nodes_by_host])
+            text = _compress([nodes_by_host[host]["name"] for host in listed
+                              if isinstance(host, str) and host in nodes_by_host])
         parts = ["PartitionName=%s" % part["name"], "Nodes=%s" % text]
         default = part.get("default", False)
         if default is True or str(default).lower() in ("yes", "true", "1"):
             parts.append("Default=YES")
         options = part.get("options") or {}
         for key, value in (options.items() if isinstance(options, dict) else []):
-            parts.append("%s=%s" % (key, "YES" if value is True else "NO" if value is False else value))
+            parts.append("%s=%s" % (key, _option_text(value)))
         lines.append(" ".join(parts))
     return lines
 
@@ -631,9 +656,10 @@ def restart_fingerprint(settings, nodes, configless, restart_keys):
     node_items = []
     for names, node in group_nodes(nodes, lambda n: (n["gres_value"], n["real_memory"], n["cpus"])):
         node_items.append("%s:%s:%s:%s" % (names, node["gres_value"], node["real_memory"], node["cpus"]))
+    wanted = dict((str(key).lower(), key) for key in restart_keys)
     return {
-        "settings": dict((key, _json_value(settings[key])) for key in sorted(settings)
-                         if key in restart_keys and settings[key] is not None),
+        "settings": dict((wanted[str(key).lower()], _json_value(settings[key])) for key in sorted(settings, key=str)
+                         if str(key).lower() in wanted and settings[key] is not None),
         "nodes": node_items,
         "configless": bool(configless),
     }
@@ -647,7 +673,7 @@ def _json_value(value):
 
 def _expand_fingerprint_nodes(items):
     result = {}
-    for item in items or []:
+    for item in items if isinstance(items, list) else []:
         names, _sep, rest = str(item).partition(":")
         try:
             hosts = expand(names)
@@ -665,10 +691,11 @@ def restart_changes(old, new, restart_keys):
     """
     if not isinstance(old, dict):
         return ["no record of the settings the daemons run with"]
+    new = new if isinstance(new, dict) else {}
     changes = []
-    old_settings = old.get("settings") or {}
-    new_settings = new.get("settings") or {}
-    for key in sorted(restart_keys):
+    old_settings = old.get("settings") if isinstance(old.get("settings"), dict) else {}
+    new_settings = new.get("settings") if isinstance(new.get("settings"), dict) else {}
+    for key in sorted(str(key) for key in restart_keys or []):
         before = old_settings.get(key)
         after = new_settings.get(key)
         if _json_value(before) != _json_value(after):
@@ -697,10 +724,31 @@ def restart_changes(old, new, restart_keys):
 
 def _merge(*layers):
     merged = {}
+    spelling = {}
     for layer in layers:
-        for key, value in (layer or {}).items():
+        # A layer that is not a mapping is reported by the caller (check_keys or _mapping).
+        for key, value in (layer.items() if isinstance(layer, dict) else []):
+            # Slurm reads keys without regard to case: a later layer's key replaces an earlier one written in
+            # another case (keeping the first spelling), rather than giving slurm.conf the key twice.
+            key = spelling.setdefault(str(key).lower(), key)
             merged[key] = value
     return merged
+
+
+def _sets(config, *keys):
+    """Whether the settings mapping config gives one of keys (in any case) a value."""
+    wanted = set(key.lower() for key in keys)
+    return isinstance(config, dict) and any(str(key).lower() in wanted and value is not None
+                                            for key, value in config.items())
+
+
+def _mapping(settings, key, variable, errors):
+    """settings[key] when it is a mapping (or unset); else {} and an error naming the variable."""
+    value = settings.get(key)
+    if value is None or isinstance(value, dict):
+        return value or {}
+    errors.append("%s must be a mapping of Slurm settings, not %s." % (variable, _shown(value)))
+    return {}
 
 
 def build_model(inventory, settings, running_conf=None):
@@ -717,6 +765,10 @@ def build_model(inventory, settings, running_conf=None):
     ctl_host = controllers[0] if controllers else None
     dbd_host = dbd[0] if dbd else ctl_host
 
+    margin = settings.get("real_memory_margin_pct")
+    if margin is not None and (_as_int(margin) is None or not 0 <= _as_int(margin) <= 99):
+        errors.append("slurm_real_memory_margin_pct is %s: give a whole number from 0 to 99, the percentage of MemTotal "
+                      "each node keeps out of RealMemory." % _shown(margin))
     nodes = []
     missing = []
     for host in computes:
@@ -762,12 +814,14 @@ def build_model(inventory, settings, running_conf=None):
         "SlurmctldLogFile": "%s/slurmctld.log" % settings.get("log_dir"),
         "SlurmdLogFile": "%s/slurmd.log" % settings.get("log_dir"),
         "SlurmctldParameters": "enable_configless" if configless else None,
-        # Memory per CPU for jobs that do not ask: the smallest node's share.
-        "DefMemPerCPU": min(node["mem_per_cpu"] for node in nodes) if nodes else None,
+        # Memory per CPU for jobs that do not ask: the smallest node's share. Not beside a DefMemPerNode or
+        # DefMemPerGPU of slurm_config: they exclude each other, and slurmctld would take DefMemPerCPU.
+        "DefMemPerCPU": (min(node["mem_per_cpu"] for node in nodes)
+                         if nodes and not _sets(settings.get("config"), "DefMemPerNode", "DefMemPerGPU") else None),
     }
     accounting = {}
     if settings.get("accounting"):
-        accounting = _merge(settings.get("accounting_config"),
+        accounting = _merge(_mapping(settings, "accounting_config", "slurm_accounting_config", errors),
                             {"AccountingStorageHost": dbd_entry["name"], "AccountingStoragePort": settings.get("dbd_port")})
     user_config = settings.get("config") or {}
     cgroup_config = settings.get("cgroup_config") or {}
@@ -777,9 +831,20 @@ def build_model(inventory, settings, running_conf=None):
             errors.extend(check_keys(values, kind, series, var))
         except SlurmConfError as exc:
             errors.append("%s: %s" % (var, exc))
-    conf = _merge(settings.get("config_defaults"), computed, accounting, user_config)
-    cgroup_defaults = settings.get("cgroup_defaults") or {}
-    cgroup = _merge(cgroup_defaults.get(series) or cgroup_defaults.get("24.11") or {}, cgroup_config)
+    conf = _merge(_mapping(settings, "config_defaults", "the collection's slurm.conf defaults", errors), computed,
+                  accounting, user_config)
+    if configless:
+        # slurm_config's own SlurmctldParameters keep configless mode on: slurmd fetches its configuration with it.
+        # (A value of another type is left to render_lines, which reports it.)
+        value = conf.get("SlurmctldParameters") or ""
+        items = value.split(",") if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            items = [item.strip() for item in items if item.strip()]
+            if "enable_configless" not in items:
+                conf["SlurmctldParameters"] = ",".join(items + ["enable_configless"])
+    cgroup_defaults = _mapping(settings, "cgroup_defaults", "the collection's cgroup.conf defaults", errors)
+    cgroup = _merge(cgroup_defaults.get(series if isinstance(series, str) else None) or cgroup_defaults.get("24.11"),
+                    cgroup_config)
     try:
         conf_lines = render_lines(conf)
         cgroup_lines = render_lines(cgroup)
@@ -807,6 +872,7 @@ def build_model(inventory, settings, running_conf=None):
         host_entries[ctl_host]["gres_conf"] = configless_gres if configless else []
 
     restart_keys = settings.get("restart_keys") or []
+    restart_keys = [key for key in restart_keys if isinstance(key, str)] if isinstance(restart_keys, list) else []
     return {
         "errors": errors,
         "warnings": warnings,
@@ -833,13 +899,13 @@ def log_errors(lines, limit=3, width=300):
     """The last `limit` distinct error/fatal lines of a Slurm daemon's log, cut to `width` characters each."""
     found = []
     for line in reversed([str(item) for item in (lines or [])][-2000:]):
+        if len(found) >= limit:
+            break
         if not _LOG_ERROR.search(line):
             continue
         text = re.sub(r"^\[[^\]]*\]\s*", "", line.strip())[:width]
         if text and text not in found:
             found.append(text)
-        if len(found) >= limit:
-            break
     return list(reversed(found))
 
 
@@ -887,3 +953,5 @@ def host_files(host, paths, contents, user="slurm", configless=False):
 
 # No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmModelError.
 parse_node_gres = guarded(SlurmModelError, 'slurm.conf')(parse_node_gres)
+check_inventory = guarded(SlurmModelError, 'inventory')(check_inventory)
+build_model = guarded(SlurmModelError, 'cluster model')(build_model)

@@ -9,7 +9,6 @@ __metaclass__ = type
 import os
 
 import pytest
-import yaml
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.filter import slurm_ops
@@ -18,7 +17,6 @@ from ansible_collections.gpuops.cluster.plugins.filter.slurm_ops import FilterMo
 FILTERS = FilterModule().filters()
 NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_sacct_states",
          "slurm_state_problems", "slurm_upgrade_check"]
-FILTER_DIR = os.path.dirname(slurm_ops.__file__)
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
 
@@ -29,21 +27,6 @@ def fixture(name):
 
 def test_filter_names():
     assert sorted(FILTERS) == NAMES
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_filter_doc_file(name):
-    with open(os.path.join(FILTER_DIR, name + ".yml")) as handle:
-        doc = yaml.safe_load(handle)
-    documentation = doc["DOCUMENTATION"]
-    assert documentation["name"] == name
-    assert documentation["version_added"] == "0.1.0"
-    assert documentation["short_description"] and documentation["description"]
-    assert "_input" in documentation["options"]
-    for option in documentation["options"].values():
-        assert option.get("type") and option.get("description")
-    assert doc["EXAMPLES"] and "gpuops.cluster.%s" % name in doc["EXAMPLES"]
-    assert doc["RETURN"]["_value"]["type"]
 
 
 def test_slurm_upgrade_check():

@@ -4,9 +4,15 @@
 """The Slurm cluster model (module_utils/_slurm_model.py).
 
 GPU facts come from a real capture (tests/fixtures/nvidia-smi-xml/
-datakit_8x-tesla-v100s-pcie-32gb.xml) through the gpu_facts parser; the
-hardware facts are those `setup` gathers on the Molecule containers (2 CPUs,
-one socket) and on a 2-socket 128-thread server.
+datakit_8x-tesla-v100s-pcie-32gb.xml: eight Tesla V100S-PCIE-32GB) through
+the gpu_facts parser; the same capture cut to its first four GPUs stands for
+that node after four GPUs dropped out of nvidia-smi. The hardware facts are
+those `setup` gathers on a 2-socket, 32-core, 2-thread server with 1 TB,
+written out from the `slurmd -C` line of such a node (SLURMD_C), and on the
+Molecule containers (2 CPUs, one socket).
+
+Expected values were written by hand from slurm.conf(5), gres.conf(5) and the
+messages' format strings; every failure case names the variable and the fix.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,42 +20,77 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import json
 import os
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import build_facts, parse_smi_xml
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import expand
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import (
+    NODE_VARS,
+    SETTING_KEYS,
     SlurmModelError,
     build_model,
     check_inventory,
     gres_count,
     gres_line,
     gres_value,
+    group_nodes,
     host_files,
     log_errors,
     node_name,
     parse_node_gres,
     restart_changes,
+    restart_fingerprint,
 )
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
+HERE = os.path.dirname(__file__)
+FIXTURES = os.path.join(HERE, "..", "..", "..", "fixtures")
+ROLE_VARS = os.path.join(HERE, "..", "..", "..", "..", "roles", "_slurm_common", "vars", "main.yml")
 
 
-def _gpus():
+def _smi(gpus=None):
+    """gpuops_gpus of the 8x V100S capture (its first `gpus` GPUs only), as gpu_facts returns it."""
     with open(os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")) as handle:
-        facts, _warnings = build_facts(parse_smi_xml(handle.read()))
-    facts.update(status="ok", error=None, device_files=["/dev/nvidia%d" % i for i in range(8)])
+        smi = parse_smi_xml(handle.read())
+    if gpus is not None:
+        smi["gpus"] = smi["gpus"][:gpus]
+    facts, warnings = build_facts(smi)
+    assert warnings == []
+    # What the gpu_facts module adds around build_facts (plugins/modules/gpu_facts.py).
+    facts.update(status="ok", error=None, device_files=["/dev/nvidia%d" % i for i in range(len(smi["gpus"]))])
     return facts
 
 
-GPUS = _gpus()
+GPUS = _smi()
+GPUS_4 = _smi(4)
 V100 = "gpu:tesla_v100s-pcie-32gb:8"
-SERVER = {"memtotal_mb": 1031000, "processor_vcpus": 128, "processor_count": 2, "processor_cores": 32,
-          "processor_threads_per_core": 2}
+V100_GRES_CONF = "Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia[0-7]"
+MISMATCH = "Failed to initialize NVML: Driver/library version mismatch"
+
+# `slurmd -C` on a 2-socket server (UpTime left out), and the ansible facts of the same hardware.
+SLURMD_C = "NodeName=gpu01 CPUs=128 Boards=1 SocketsPerBoard=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=1031000"
+
+
+def _facts_of_slurmd_c(line):
+    fields = dict(token.split("=", 1) for token in line.split())
+    return {"hostname": fields["NodeName"], "memtotal_mb": int(fields["RealMemory"]),
+            "processor_vcpus": int(fields["CPUs"]),
+            "processor_count": int(fields["Boards"]) * int(fields["SocketsPerBoard"]),
+            "processor_cores": int(fields["CoresPerSocket"]), "processor_threads_per_core": int(fields["ThreadsPerCore"])}
+
+
+SERVER = dict(_facts_of_slurmd_c(SLURMD_C))
+del SERVER["hostname"]
+SERVER_REAL_MEMORY = 1031000 * 95 // 100  # 979450: MemTotal less the default 5 %
+SERVER_LINE = ("CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 Gres=%s State=UNKNOWN" % V100)
+CONTAINER = {"memtotal_mb": 7940, "processor_vcpus": 2, "processor_count": 1, "processor_cores": 2,
+             "processor_threads_per_core": 1}
+
 SETTINGS = {
     "cluster_name": "lab", "controller_group": "slurm_controller", "compute_group": "slurm_compute",
     "dbd_group": "slurm_dbd", "series": "22.05", "user": "slurm", "config_dir": "/etc/slurm", "log_dir": "/var/log/slurm",
@@ -64,9 +105,11 @@ SETTINGS = {
     "real_memory_margin_pct": 5, "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
     "allow_gres_decrease": False, "dbd_accounts": [], "dbd_db_password": "", "munge_key_length": 0,
 }
+KEYS = SETTINGS["restart_keys"]
 
 
 def _inventory(count=2, prefix="gpu", facts=None, gpus=None, controller="ctl", dbd=None, **node_vars):
+    """A controller and `count` compute nodes gpu01.. with the server's facts and the V100S GPUs."""
     gpus = GPUS if gpus is None else gpus
     hosts = {controller: {"facts": {"hostname": controller}, "vars": {}}}
     computes = []
@@ -76,8 +119,15 @@ def _inventory(count=2, prefix="gpu", facts=None, gpus=None, controller="ctl", d
         hosts[host] = {"facts": dict(facts or SERVER, hostname=host), "gpus": copy.deepcopy(gpus),
                        "vars": copy.deepcopy(node_vars.get(host, {}))}
     if dbd:
-        hosts[dbd] = {"facts": {"hostname": dbd}, "vars": {}}
+        hosts[dbd] = {"facts": {}, "vars": {}}
     return {"controllers": [controller], "computes": computes, "dbd": [dbd] if dbd else [], "hosts": hosts}
+
+
+def _add(inventory, host, facts=None, gpus=None, hostname=None, **host_vars):
+    inventory["computes"].append(host)
+    inventory["hosts"][host] = {"facts": dict(facts or SERVER, hostname=hostname or host),
+                                "gpus": copy.deepcopy(GPUS if gpus is None else gpus), "vars": host_vars}
+    return inventory
 
 
 def _settings(**changes):
@@ -90,168 +140,982 @@ def _node_lines(model):
     return [line for line in model["slurm_conf"] if line.startswith("NodeName=")]
 
 
-# --- node names --------------------------------------------------------------
+def _lines(model, prefix):
+    return [line for line in model["slurm_conf"] if line.startswith(prefix)]
 
-@pytest.mark.parametrize("args, expected", [
-    (("gpu01.example.org", "n001", "gpu01"), "n001"),
-    (("gpu01.example.org", None, "gpu01"), "gpu01"),
-    (("gpu01.example.org", "", None), "gpu01"),
-    (("gpu01", None, None), "gpu01"),
-    (("10.0.0.5", None, None), "10.0.0.5"),
-    (("10.0.0.5", None, "node5"), "node5"),
+
+# --- node names ------------------------------------------------------------------
+
+@pytest.mark.parametrize("host, slurm_node_name, fact_hostname, expected", [
+    ("gpu01.example.org", "n001", "gpu01", "n001"),       # slurm_node_name wins
+    ("gpu01.example.org", "n001", None, "n001"),
+    ("gpu01.example.org", None, "node-17", "node-17"),    # then what slurmd registers with
+    ("gpu01.example.org", "", "node-17", "node-17"),      # an empty slurm_node_name is not set
+    ("gpu01.example.org", None, None, "gpu01"),           # then the first label of the inventory name
+    ("gpu01.example.org", "", "", "gpu01"),
+    ("gpu01.rack1.dc.example.org", None, None, "gpu01"),
+    ("gpu01", None, None, "gpu01"),
+    ("10.0.0.5", None, None, "10.0.0.5"),                 # an address is left whole
+    ("10.0.0.5", None, "node5", "node5"),
+    ("fd00::5", None, None, "fd00::5"),
+    ("gpu01", 7, None, "7"),
 ])
-def test_node_name_is_one_rule(args, expected):
-    assert node_name(*args) == expected
+def test_node_name_is_one_rule(host, slurm_node_name, fact_hostname, expected):
+    assert node_name(host, slurm_node_name, fact_hostname) == expected
 
 
-# --- gres --------------------------------------------------------------------
+# --- gres ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("entry, line, value", [
+    # typed, with files: File wins, Slurm counts the files
     ({"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]"}, "Name=gpu Type=a100 File=/dev/nvidia[0-3]", "gpu:a100:4"),
+    ({"name": "gpu", "type": "a100", "count": 4, "file": "/dev/nvidia[0-3]"}, "Name=gpu Type=a100 File=/dev/nvidia[0-3]",
+     "gpu:a100:4"),
+    # untyped
+    ({"count": 2, "file": "/dev/nvidia[0-1]"}, "Name=gpu File=/dev/nvidia[0-1]", "gpu:2"),
+    ({"type": "", "count": 1, "file": "/dev/nvidia0"}, "Name=gpu File=/dev/nvidia0", "gpu:1"),
+    # Count where there is no file (a GRES that is not a device)
+    ({"name": "shard", "count": 8}, "Name=shard Count=8", "shard:8"),
+    ({"name": "mps", "type": "v100", "count": 400}, "Name=mps Type=v100 Count=400", "mps:v100:400"),
+    # Cores and Links
+    ({"type": "a100", "count": 2, "file": "/dev/nvidia[0-1]", "cores": "0-15,64-79"},
+     "Name=gpu Type=a100 File=/dev/nvidia[0-1] Cores=0-15,64-79", "gpu:a100:2"),
     ({"count": 2, "file": "/dev/nvidia[0-1]", "cores": "0-15", "links": "-1,2"},
      "Name=gpu File=/dev/nvidia[0-1] Cores=0-15 Links=-1,2", "gpu:2"),
-    ({"name": "shard", "count": 8}, "Name=shard Count=8", "shard:8"),
+    ({"count": "4", "file": "/dev/nvidia[0-3]", "links": "-1,4,4,4"}, "Name=gpu File=/dev/nvidia[0-3] Links=-1,4,4,4",
+     "gpu:4"),
+    # a name given as empty or null is gpu
+    ({"name": "", "count": 1, "file": "/dev/nvidia0"}, "Name=gpu File=/dev/nvidia0", "gpu:1"),
+    ({"name": None, "count": 1, "file": "/dev/nvidia0"}, "Name=gpu File=/dev/nvidia0", "gpu:1"),
 ])
 def test_gres_line_and_value(entry, line, value):
     assert gres_line(entry) == line
     assert gres_value([entry]) == value
 
 
-@pytest.mark.parametrize("value, count", [
-    ("gpu:a100:4,gpu:t4:2", 6), (V100, 8), ("gpu:a100:4(S:0-1)", 4), ("gpu:a100", 1), ("gpu:2,shard:8", 2),
-    ("", 0), (None, 0), ("gpu:9999999999999999999999", 0),
+def test_gres_value_joins_entries_in_order():
+    entries = [{"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]"}, {"type": "t4", "count": 2, "file": "/dev/nvidia[4-5]"},
+               {"name": "shard", "count": 8}]
+    assert gres_value(entries) == "gpu:a100:4,gpu:t4:2,shard:8"
+    assert gres_value([]) == ""
+    assert gres_count(gres_value(entries)) == 6
+
+
+@pytest.mark.parametrize("value, name, count", [
+    ("gpu:a100:4,gpu:t4:2", "gpu", 6),
+    (V100, "gpu", 8),
+    ("gpu:8", "gpu", 8),
+    ("gpu:a100:4(S:0-1)", "gpu", 4),                 # socket suffix
+    ("gpu:a100:4(S:0-1),gpu:t4:2(S:1)", "gpu", 6),
+    ("gpu:a100:2(S:0,1)", "gpu", 2),                 # a comma inside the suffix
+    (" gpu:2 , gpu:3", "gpu", 5),
+    ("gpu:a100", "gpu", 1),                          # a type without a count is one
+    ("gpu:2,shard:8", "gpu", 2),
+    ("gpu:2,shard:8", "shard", 8),
+    ("mps:400", "gpu", 0),
+    ("gpu", "gpu", 0),
+    ("", "gpu", 0),
+    (None, "gpu", 0),
+    ("gpu:9999999999999999999999", "gpu", 0),        # no number Slurm reads
+    ("gpu:4K", "gpu", 0),
 ])
-def test_gres_count(value, count):
-    assert gres_count(value) == count
+def test_gres_count(value, name, count):
+    assert gres_count(value, name) == count
 
 
-def test_parse_node_gres_expands_hostlists_and_skips_what_it_cannot_read():
-    text = "\n".join([
-        "# NodeName=old[1-9] Gres=gpu:9",
-        "NodeName=DEFAULT Gres=gpu:1",
-        "NodeName=gpu[01-03] CPUs=4 Gres=gpu:a100:4,gpu:t4:1 State=UNKNOWN  # comment",
-        "NodeName=cpu01 CPUs=4",
-        "NodeName=bad[3-1 Gres=gpu:2",
-        "PartitionName=gpu Nodes=ALL",
-    ])
-    assert parse_node_gres(text) == {"gpu01": 5, "gpu02": 5, "gpu03": 5, "cpu01": 0}
+# --- the running slurm.conf ----------------------------------------------------------
+
+RUNNING_CONF = """\
+# Managed by Ansible (gpuops.cluster): local changes are overwritten.
+ClusterName=lab
+SlurmctldHost=ctl
+GresTypes=gpu
+# NodeName=old[1-9] Gres=gpu:9
+NodeName=DEFAULT CPUs=128 RealMemory=979450 State=UNKNOWN
+NodeName=gpu[01-03] Sockets=2 CoresPerSocket=32 Gres=gpu:a100:4,gpu:t4:1 State=UNKNOWN  # Gres=gpu:99
+   nodename=gpu04 Gres=gpu:tesla_v100s-pcie-32gb:8(S:0-1)
+NodeName=cpu[1-2],login1 CPUs=4
+NodeName=gpu05 NodeAddr=10.0.0.5 CPUs=128 Gres=gpu:2
+NodeName=DEFAULT Gres=gpu:h100:8
+NodeName=h100-[01-02] CPUs=224
+NodeName=h100-03 CPUs=224 Gres=gpu:h100:4
+NodeName=bad[3-1 Gres=gpu:2
+NodeName= Gres=gpu:2
+Gres=gpu:2 NodeName=misplaced
+NodeName
+this line is garbage = = =
+PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+"""
 
 
-# --- the model ---------------------------------------------------------------
+def test_parse_node_gres_reads_a_running_slurm_conf():
+    assert parse_node_gres(RUNNING_CONF) == {
+        "gpu01": 5, "gpu02": 5, "gpu03": 5, "gpu04": 8, "cpu1": 0, "cpu2": 0, "login1": 0, "gpu05": 2,
+        # NodeName=DEFAULT Gres= holds for the lines after it that give none (slurm.conf(5))
+        "h100-01": 8, "h100-02": 8, "h100-03": 4,
+    }
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", {}),
+    (None, {}),
+    ("# only comments\n\n", {}),
+    ("NodeName=DEFAULT Gres=gpu:4\n", {}),
+    ("NodeName=gpu01 Gres=gpu:4\nNodeName=gpu01 Gres=gpu:2\n", {"gpu01": 2}),   # the last line wins
+    ("NodeName=gpu01 Gres=gpu:4\r\nNodeName=gpu02\r\n", {"gpu01": 4, "gpu02": 0}),
+])
+def test_parse_node_gres_small_texts(text, expected):
+    assert parse_node_gres(text) == expected
+
+
+# --- inventory checks ------------------------------------------------------------------
+
+def _errors(inventory=None, **changes):
+    return check_inventory(inventory or _inventory(2), _settings(**changes))
+
+
+def test_a_correct_inventory_has_no_errors():
+    assert _errors() == []
+    assert _errors(_inventory(8, dbd="db01"), accounting=True, dbd_db_password="Zt4-9_x!Q2", munge_key_length=128,
+                   dbd_accounts=[{"name": "chem", "users": ["alice", {"name": "bob"}]}, {"name": "phys.lab"}],
+                   partitions=[{"name": "gpu", "nodes": ["gpu01", "gpu02"], "default": True,
+                                "options": {"MaxTime": "1-00:00:00", "AllowGroups": ["chem", "phys"], "Hidden": False}},
+                               {"name": "all", "nodes": "ALL"}]) == []
+
+
+def _set_var(host, **host_vars):
+    return lambda inv: inv["hosts"][host]["vars"].update(host_vars)
+
+
+NAME_TAIL = ", which Slurm and hostlists cannot carry: use letters, digits, _ and - (up to 64). Set slurm_node_name for that host."
+
+
+@pytest.mark.parametrize("change, expected", [
+    pytest.param(lambda inv: inv.update(controllers=[]), [
+        "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. "
+        "Add the host that runs slurmctld to it."], id="no-controller"),
+    pytest.param(lambda inv: inv.update(controllers=["ctl", "ctl2"]), [
+        "The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2); gpuops.cluster runs "
+        "exactly one slurmctld. Keep one host in that group."], id="two-controllers"),
+    pytest.param(lambda inv: inv.update(dbd=["db1", "db2"]), [
+        "The inventory group slurm_dbd (slurm_dbd_group) has 2 hosts (db1, db2); gpuops.cluster runs one slurmdbd. "
+        "Keep one host in that group, or none to run it on the controller."], id="two-dbd-hosts"),
+    pytest.param(lambda inv: inv.update(controllers=["gpu01"]), [
+        "gpu01 in both slurm_controller (slurm_controller_group) and slurm_compute (slurm_compute_group): the "
+        "controller stays a separate host. Remove it from one group."], id="host-in-both-groups"),
+    pytest.param(_set_var("gpu01", slurm_node_name="gpu01.lab"), ['The Slurm name of gpu01 is "gpu01.lab"' + NAME_TAIL],
+                 id="name-with-a-dot"),
+    pytest.param(_set_var("gpu01", slurm_node_name="gpu 01"), ['The Slurm name of gpu01 is "gpu 01"' + NAME_TAIL],
+                 id="name-with-a-space"),
+    pytest.param(_set_var("gpu01", slurm_node_name="gpu01\n"), ['The Slurm name of gpu01 is "gpu01\\n"' + NAME_TAIL],
+                 id="name-with-a-trailing-newline"),
+    pytest.param(_set_var("gpu01", slurm_node_name="-gpu01"), ['The Slurm name of gpu01 is "-gpu01"' + NAME_TAIL],
+                 id="name-starting-with-a-dash"),
+    pytest.param(_set_var("gpu01", slurm_node_name="g" * 65),
+                 ['The Slurm name of gpu01 is "%s..."' % ("g" * 60) + NAME_TAIL], id="name-too-long"),
+    pytest.param(_set_var("gpu02", slurm_node_name="gpu01"), [
+        'Slurm node name "gpu01" is used by gpu01, gpu02: Slurm node name must be unique. Set slurm_node_name to tell '
+        'them apart.'], id="duplicate-name"),
+    pytest.param(lambda inv: inv["hosts"]["gpu02"]["facts"].update(hostname="gpu01"), [
+        'Slurm node name "gpu01" is used by gpu01, gpu02: Slurm node name must be unique. Set slurm_node_name to tell '
+        'them apart.'], id="duplicate-gathered-hostname"),
+])
+def test_inventory_errors(change, expected):
+    inventory = _inventory(2)
+    change(inventory)
+    assert _errors(inventory) == expected
+
+
+def test_fqdn_and_address_inventory_names():
+    inventory = _inventory(0)
+    for host in ("gpu01.a.example.org", "gpu01.b.example.org", "10.0.0.5"):
+        inventory["computes"].append(host)
+        inventory["hosts"][host] = {"vars": {}}  # the first play of site.yml gathers no facts
+    assert _errors(inventory, partitions=[]) == [
+        'The Slurm name of 10.0.0.5 is "10.0.0.5"' + NAME_TAIL,
+        'Slurm node name "gpu01" is used by gpu01.a.example.org, gpu01.b.example.org: Slurm node name must be unique. '
+        'Set slurm_node_name to tell them apart.']
+
+
+GROUP_LIST = "slurm_partitions must be a list of partitions such as {name: gpu, nodes: ALL, default: true}, not "
+OPTION_TAIL = " would not survive slurm.conf (empty, spaces or '#'); give a single word (or a list of words)."
+OPTION_SEE = "; see slurm.conf(5), PARTITION CONFIGURATION."
+
+
+def _part(**part):
+    return {"partitions": [dict({"name": "gpu"}, **part)]}
+
+
+@pytest.mark.parametrize("changes, expected", [
+    pytest.param({"cluster_name": "My Cluster"}, [
+        'slurm_cluster_name "My Cluster": use lower-case letters, digits, _ and - (up to 40, starting with a letter or '
+        'digit); slurmdbd keys its tables by it.'], id="cluster-name-with-capitals-and-space"),
+    pytest.param({"cluster_name": "lab\n"}, [
+        'slurm_cluster_name "lab\\n": use lower-case letters, digits, _ and - (up to 40, starting with a letter or '
+        'digit); slurmdbd keys its tables by it.'], id="cluster-name-with-newline"),
+    pytest.param({"cluster_name": None}, [
+        "slurm_cluster_name null: use lower-case letters, digits, _ and - (up to 40, starting with a letter or "
+        "digit); slurmdbd keys its tables by it."], id="cluster-name-missing"),
+    pytest.param({"munge_key_length": 10}, [
+        "slurm_munge_key is 10 characters long; munge needs at least 32. Put a longer random key in your vault (for "
+        "example the output of `openssl rand -base64 96`), or leave it empty to have one generated."], id="short-munge-key"),
+    pytest.param({"munge_key_length": "31"}, [
+        "slurm_munge_key is 31 characters long; munge needs at least 32. Put a longer random key in your vault (for "
+        "example the output of `openssl rand -base64 96`), or leave it empty to have one generated."],
+        id="short-munge-key-length-templated"),
+    pytest.param({"munge_key_length": "0"}, [], id="no-munge-key-is-generated"),
+    pytest.param({"munge_key_length": 32}, [], id="munge-key-of-32"),
+    # partitions
+    pytest.param({"partitions": "gpu"}, [GROUP_LIST + '"gpu".'], id="partitions-not-a-list"),
+    pytest.param({"partitions": ["gpu"]}, [
+        'slurm_partitions[0] must be a mapping (partitions such as {name: gpu, nodes: ALL, default: true}), not "gpu".'],
+        id="partition-not-a-mapping"),
+    pytest.param({"partitions": [{"nodes": "ALL"}]}, ["slurm_partitions[0] has no name: give every partition a name."],
+                 id="partition-without-name"),
+    pytest.param({"partitions": [{"name": "gpu\n"}]}, [
+        'slurm_partitions[0]: the partition name "gpu\\n" takes letters, digits, _ and - only (up to 64).'],
+        id="partition-name-with-newline"),
+    pytest.param({"partitions": [{"name": "gpu nodes"}]}, [
+        'slurm_partitions[0]: the partition name "gpu nodes" takes letters, digits, _ and - only (up to 64).'],
+        id="partition-name-with-space"),
+    pytest.param({"partitions": [{"name": "gpu"}, {"name": "debug"}, {"name": "gpu"}]}, [
+        'Partition name "gpu" is used by slurm_partitions[0], slurm_partitions[2]: Partition name must be unique. Set '
+        'slurm_partitions[].name to tell them apart.'], id="duplicate-partition"),
+    pytest.param(_part(MaxTime=5, state="UP"), [
+        "slurm_partitions: partition gpu has keys MaxTime, state; use name, nodes, default and options (any "
+        "PartitionName option goes under options)."], id="partition-unknown-keys"),
+    pytest.param(_part(options={"maxtime": "1:00"}), [
+        'slurm_partitions: partition gpu: "maxtime" is not a PartitionName option (did you mean MaxTime?)' + OPTION_SEE],
+        id="option-in-the-wrong-case"),
+    pytest.param(_part(options={"MaxTim": "1:00"}), [
+        'slurm_partitions: partition gpu: "MaxTim" is not a PartitionName option (did you mean MaxTime?)' + OPTION_SEE],
+        id="option-misspelt"),
+    pytest.param(_part(options={"Bogus": "1"}), [
+        'slurm_partitions: partition gpu: "Bogus" is not a PartitionName option' + OPTION_SEE], id="option-unknown"),
+    pytest.param(_part(options={"Nodes": "gpu01"}), [
+        'slurm_partitions: partition gpu: "Nodes" is not a PartitionName option (did you mean the partition\'s nodes '
+        'key?)' + OPTION_SEE],
+        id="nodes-is-no-option"),
+    pytest.param(_part(options={"AllowGroups": "a b"}), [
+        'slurm_partitions: partition gpu: AllowGroups="a b"' + OPTION_TAIL], id="option-value-with-space"),
+    pytest.param(_part(options={"AllowGroups": "a#b"}), [
+        'slurm_partitions: partition gpu: AllowGroups="a#b"' + OPTION_TAIL], id="option-value-with-hash"),
+    pytest.param(_part(options={"MaxTime": "1:00\n"}), [
+        'slurm_partitions: partition gpu: MaxTime="1:00\\n"' + OPTION_TAIL], id="option-value-with-newline"),
+    pytest.param(_part(options={"MaxTime": ""}), ['slurm_partitions: partition gpu: MaxTime=""' + OPTION_TAIL],
+                 id="option-value-empty"),
+    pytest.param(_part(options={"MaxTime": None}), ["slurm_partitions: partition gpu: MaxTime=null" + OPTION_TAIL],
+                 id="option-value-null"),
+    pytest.param(_part(options={"AllowGroups": ["a b"]}), ['slurm_partitions: partition gpu: AllowGroups=["a b"]' + OPTION_TAIL],
+                 id="option-list-item-with-space"),
+    pytest.param(_part(options={"AllowGroups": []}), ["slurm_partitions: partition gpu: AllowGroups=[]" + OPTION_TAIL],
+                 id="option-list-empty"),
+    pytest.param(_part(options={"AllowGroups": {"a": 1}}), ['slurm_partitions: partition gpu: AllowGroups={"a": 1}' + OPTION_TAIL],
+                 id="option-value-mapping"),
+    pytest.param(_part(options={"AllowGroups": ["chem", "phys"], "Hidden": True, "MaxNodes": 4}), [],
+                 id="option-values-list-bool-int"),
+    pytest.param(_part(options="MaxTime=1"), [
+        'slurm_partitions: partition gpu: options must be a mapping of PartitionName options, not "MaxTime=1".'],
+        id="options-not-a-mapping"),
+    pytest.param(_part(nodes=["gpu01", "gpu09", "cpu01"]), [
+        "slurm_partitions: partition gpu names gpu09, cpu01, not in the slurm_compute group (gpu01, gpu02). Fix the "
+        "node names or add the hosts to the group."], id="partition-nodes-not-in-group"),
+    pytest.param(_part(nodes="gpu[01-02]"), [
+        "slurm_partitions: partition gpu names gpu[01-02], not in the slurm_compute group (gpu01, gpu02). Fix the "
+        "node names or add the hosts to the group."], id="partition-nodes-as-hostlist"),
+    pytest.param(_part(nodes=5), ["slurm_partitions: partition gpu: nodes must be ALL or a list of inventory hosts, not 5."],
+                 id="partition-nodes-junk"),
+    pytest.param(_part(nodes=["gpu01", 2]), [
+        'slurm_partitions: partition gpu: nodes must be ALL or a list of inventory hosts, not ["gpu01", 2].'],
+        id="partition-nodes-not-strings"),
+    pytest.param(_part(nodes="gpu02"), [], id="partition-of-one-host"),
+])
+def test_setting_errors(changes, expected):
+    assert _errors(**changes) == expected
+
+
+def test_partition_nodes_outside_an_empty_group():
+    inventory = _inventory(0)
+    assert _errors(inventory, compute_group="gpus", **_part(nodes=["gpu01"])) == [
+        "slurm_partitions: partition gpu names gpu01, not in the gpus group (empty). Fix the node names or add the "
+        "hosts to the group."]
+
+
+GRES = "slurm_node_gres on gpu01"
+A100 = {"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]"}
+
+
+@pytest.mark.parametrize("gres, expected", [
+    pytest.param("gpu:a100:4", [
+        GRES + ' must be a list of GRES entries such as [{type: a100, count: 4, file: "/dev/nvidia[0-3]"}], not '
+        '"gpu:a100:4".'], id="not-a-list"),
+    pytest.param({"type": "a100"}, [
+        GRES + ' must be a list of GRES entries such as [{type: a100, count: 4, file: "/dev/nvidia[0-3]"}], not '
+        '{"type": "a100"}.'], id="a-mapping-not-a-list"),
+    pytest.param(["gpu:a100:4"], [
+        GRES + '[0] must be a mapping with keys cores, count, file, links, name, type, not "gpu:a100:4".'],
+        id="entry-not-a-mapping"),
+    pytest.param([dict(A100, size=1, Count=4)], [
+        GRES + "[0] has unknown keys Count, size: use only cores, count, file, links, name, type."], id="unknown-keys"),
+    pytest.param([{"type": "a100", "count": 0, "name": "shard"}], [
+        GRES + "[0]: count 0 is not a whole number from 1 to 1024; give the number of devices."], id="count-0"),
+    pytest.param([{"type": "a100", "count": "x", "file": "/dev/nvidia0"}], [
+        GRES + '[0]: count "x" is not a whole number from 1 to 1024; give the number of devices.'], id="count-x"),
+    pytest.param([{"type": "a100", "count": None, "file": "/dev/nvidia0"}], [
+        GRES + "[0]: count null is not a whole number from 1 to 1024; give the number of devices."], id="count-missing"),
+    pytest.param([{"type": "a100", "count": True, "file": "/dev/nvidia0"}], [
+        GRES + "[0]: count true is not a whole number from 1 to 1024; give the number of devices."], id="count-bool"),
+    pytest.param([{"type": "a100", "count": 1025, "name": "shard"}], [
+        GRES + "[0]: count 1025 is not a whole number from 1 to 1024; give the number of devices."], id="count-1025"),
+    pytest.param([{"type": "a100", "count": 10 ** 30, "name": "shard"}], [
+        GRES + "[0]: count 1000000000000000000000000000000 is not a whole number from 1 to 1024; give the number of "
+        "devices."], id="count-huge-int"),
+    pytest.param([{"type": "a100", "count": "9" * 5000, "file": "/dev/nvidia0"}], [
+        GRES + '[0]: count "%s..." is not a whole number from 1 to 1024; give the number of devices.' % ("9" * 60)],
+        id="count-huge-text"),
+    pytest.param([{"type": "a100", "count": 2, "file": "nvidia[0-1]"}], [
+        GRES + '[0]: file "nvidia[0-1]" is not a device path such as /dev/nvidia0 or /dev/nvidia[0-3].'],
+        id="file-not-under-dev"),
+    pytest.param([{"type": "a100", "count": 2, "file": "/dev/nvidia0,/dev/nvidia1"}], [
+        GRES + '[0]: file "/dev/nvidia0,/dev/nvidia1" is not a device path such as /dev/nvidia0 or /dev/nvidia[0-3].'],
+        id="file-list"),
+    pytest.param([{"type": "a100", "count": 2, "file": "/dev/nvidia[0-1]\n"}], [
+        GRES + '[0]: file "/dev/nvidia[0-1]\\n" is not a device path such as /dev/nvidia0 or /dev/nvidia[0-3].'],
+        id="file-with-newline"),
+    pytest.param([{"type": "a100", "count": 2, "file": "/dev/nvidia[0-3]"}], [
+        GRES + "[0]: file /dev/nvidia[0-3] names 4 devices but count is 2; make them agree."], id="file-count-mismatch"),
+    pytest.param([{"type": "a100", "count": 2, "file": "/dev/nvidia0"}], [
+        GRES + "[0]: file /dev/nvidia0 names 1 devices but count is 2; make them agree."], id="one-file-two-gpus"),
+    pytest.param([{"type": "a100", "count": 2}], [
+        GRES + '[0]: a GPU needs file (for example "/dev/nvidia[0-3]"): Slurm binds GPUs by device file.'],
+        id="gpu-without-file"),
+    pytest.param([{"name": "shard", "count": 8}], [], id="shard-without-file"),
+    pytest.param([{"type": "a 100", "count": 1, "file": "/dev/nvidia0"}], [
+        GRES + '[0]: type "a 100" is not a GRES type (letters, digits, _ . -), for example a100.'], id="type-with-space"),
+    pytest.param([{"type": ["a100"], "count": 1, "file": "/dev/nvidia0"}], [
+        GRES + '[0]: type ["a100"] is not a GRES type (letters, digits, _ . -), for example a100.'], id="type-list"),
+    pytest.param([{"name": "gp u", "count": 1}], [
+        GRES + '[0]: name "gp u" is not a GRES name (letters, digits, _ . -), for example gpu.'], id="bad-name"),
+    pytest.param([{"count": 1, "file": "/dev/nvidia0", "cores": "0-x"}], [
+        GRES + '[0]: cores "0-x" is not a CPU list such as 0-15,32-47.'], id="bad-cores"),
+    pytest.param([{"count": 1, "file": "/dev/nvidia0", "cores": 15}], [
+        GRES + "[0]: cores 15 is not a CPU list such as 0-15,32-47."], id="cores-a-number"),
+    pytest.param([{"count": 1, "file": "/dev/nvidia0", "links": "a,b"}], [
+        GRES + '[0]: links "a,b" is not a list of link counts such as -1,2,2,2.'], id="bad-links"),
+    pytest.param([A100, {"type": "t4", "count": 2, "file": "/dev/nvidia[4-5]", "cores": "0-15,64-79", "links": "-1,2"}],
+                 [], id="two-good-entries"),
+    pytest.param([A100, {"type": "t4", "count": 3, "file": "/dev/nvidia[4-5]"}], [
+        GRES + "[1]: file /dev/nvidia[4-5] names 2 devices but count is 3; make them agree."], id="second-entry-bad"),
+    pytest.param([], [], id="no-gres"),
+])
+def test_gres_override_errors(gres, expected):
+    assert _errors(_inventory(1, gpu01={"slurm_node_gres": gres})) == expected
+
+
+ACCOUNT_NAME = " takes letters, digits, _ . and - only (up to 64, no newline)."
+USER_NAME = " is not a user name (lower-case letters, digits, _ . -, starting with a letter or _, no newline)."
+PASSWORD = ("slurm_dbd_db_password holds a '#', a space or a newline: slurmdbd.conf would cut it there (StoragePass "
+            "takes no quoting). Make a new one from letters, digits and punctuation other than '#', and store it in "
+            "your vault.")
+
+
+@pytest.mark.parametrize("changes, expected", [
+    pytest.param({"dbd_accounts": [{"name": "chem\n"}]}, ['slurm_dbd_accounts[0]: the account name "chem\\n"' + ACCOUNT_NAME],
+                 id="account-with-trailing-newline"),
+    pytest.param({"dbd_accounts": [{"name": "chem lab"}]}, ['slurm_dbd_accounts[0]: the account name "chem lab"' + ACCOUNT_NAME],
+                 id="account-with-space"),
+    pytest.param({"dbd_accounts": [{"users": ["alice"]}]}, ["slurm_dbd_accounts[0]: the account name null" + ACCOUNT_NAME],
+                 id="account-without-name"),
+    pytest.param({"dbd_accounts": ["chem"]}, [
+        'slurm_dbd_accounts[0] must be a mapping (accounts with at least a name), not "chem".'], id="account-not-a-mapping"),
+    pytest.param({"dbd_accounts": "chem"}, ['slurm_dbd_accounts must be a list of accounts with at least a name, not "chem".'],
+                 id="accounts-not-a-list"),
+    pytest.param({"dbd_accounts": [{"name": "chem"}, {"name": "Chem"}]}, [
+        'Account name "chem" is used by slurm_dbd_accounts[0], slurm_dbd_accounts[1]: Account name must be unique. Set '
+        'slurm_dbd_accounts[].name to tell them apart.'], id="duplicate-account-any-case"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": ["alice", "Bob"]}]}, [
+        'slurm_dbd_accounts[0] (chem): users[1] "Bob"' + USER_NAME], id="user-with-capital"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": ["alice\n"]}]}, [
+        'slurm_dbd_accounts[0] (chem): users[0] "alice\\n"' + USER_NAME], id="user-with-trailing-newline"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": [{"name": "1alice"}]}]}, [
+        'slurm_dbd_accounts[0] (chem): users[0] "1alice"' + USER_NAME], id="user-starting-with-digit"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": [{"shares": 1}]}]}, [
+        "slurm_dbd_accounts[0] (chem): users[0] null" + USER_NAME], id="user-without-name"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": "alice"}]}, ["slurm_dbd_accounts[0] (chem): users must be a list."],
+                 id="users-not-a-list"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": ["alice", {"name": "alice"}]}]}, [
+        'User "alice" is used by slurm_dbd_accounts[0].users[0], slurm_dbd_accounts[0].users[1]: User must be unique. '
+        'Set the users list of account chem to tell them apart.'], id="duplicate-user"),
+    pytest.param({"dbd_accounts": [{"name": "chem", "users": ["alice"]}, {"name": "phys", "users": ["alice"]}]}, [],
+                 id="one-user-in-two-accounts"),
+    pytest.param({"dbd_accounts": None}, [], id="no-accounts"),
+    pytest.param({"dbd_db_password": "abc#defghijkl"}, [PASSWORD], id="password-with-hash"),
+    pytest.param({"dbd_db_password": "abc defghijkl"}, [PASSWORD], id="password-with-space"),
+    pytest.param({"dbd_db_password": "abcdefghijkl\n"}, [PASSWORD], id="password-with-newline"),
+    pytest.param({"dbd_db_password": "abc\tdefghijkl"}, [PASSWORD], id="password-with-tab"),
+    pytest.param({"dbd_db_password": "Zt4-9_x!Q2$%&"}, [], id="password-fine"),
+    pytest.param({"dbd_db_password": ""}, [], id="no-password"),
+])
+def test_accounting_errors(changes, expected):
+    assert _errors(accounting=True, **changes) == expected
+
+
+def test_the_password_is_never_quoted():
+    password = "s3cr3t#Value"
+    errors = _errors(accounting=True, dbd_db_password=password)
+    assert errors == [PASSWORD] and password not in " ".join(errors)
+
+
+def test_accounts_and_password_are_only_checked_with_accounting():
+    assert _errors(dbd_db_password="a b", dbd_accounts=[{"name": "bad name"}]) == []
+
+
+def test_errors_come_in_a_fixed_order_and_all_at_once():
+    inventory = _inventory(2, gpu02={"slurm_node_name": "gpu 02", "slurm_node_gres": "gpu:4"})
+    inventory["controllers"] = []
+    errors = _errors(inventory, cluster_name="Lab", munge_key_length=8, partitions=[{"name": "a b"}])
+    assert [error.split(" ", 3)[:3] for error in errors] == [
+        ["No", "controller", "host:"], ["slurm_cluster_name", '"Lab":', "use"], ["slurm_munge_key", "is", "8"],
+        ["The", "Slurm", "name"], ["slurm_node_gres", "on", "gpu02"], ["slurm_partitions[0]:", "the", "partition"]]
+
+
+# --- the model: nodes ------------------------------------------------------------------
 
 def test_identical_nodes_share_one_hostlist_line():
     model = build_model(_inventory(8), _settings())
+    assert model["errors"] == [] and model["warnings"] == []
+    assert _node_lines(model) == ["NodeName=gpu[01-08] " + SERVER_LINE]
+    assert model["node_count"] == 8
+    for number in range(1, 9):
+        assert model["hosts"]["gpu%02d" % number]["gres_conf"] == [V100_GRES_CONF]
+    assert model["settings"]["DefMemPerCPU"] == SERVER_REAL_MEMORY // 128 == 7651
+
+
+def test_the_node_line_agrees_with_slurmd_c():
+    """slurmd refuses (INVAL) a node whose line claims more than `slurmd -C` finds."""
+    inventory = _inventory(0)
+    _add(inventory, "gpu01", facts=_facts_of_slurmd_c(SLURMD_C))
+    line = dict(token.split("=", 1) for token in _node_lines(build_model(inventory, _settings()))[0].split())
+    slurmd = dict(token.split("=", 1) for token in SLURMD_C.split())
+    assert line["NodeName"] == slurmd["NodeName"]
+    assert line["CPUs"] == slurmd["CPUs"]
+    assert int(line["Sockets"]) == int(slurmd["Boards"]) * int(slurmd["SocketsPerBoard"])
+    assert (line["CoresPerSocket"], line["ThreadsPerCore"]) == (slurmd["CoresPerSocket"], slurmd["ThreadsPerCore"])
+    assert int(line["RealMemory"]) <= int(slurmd["RealMemory"])
+
+
+def test_the_whole_slurm_conf_of_a_small_cluster():
+    model = build_model(_inventory(2), _settings())
+    assert model["errors"] == []
+    assert model["slurm_conf"] == [
+        "AuthType=auth/munge",
+        "ClusterName=lab",
+        "DefMemPerCPU=7651",
+        "MpiDefault=none",
+        "SelectType=select/cons_tres",
+        "SelectTypeParameters=CR_Core_Memory",
+        "SlurmctldHost=ctl",
+        "SlurmctldLogFile=/var/log/slurm/slurmctld.log",
+        "SlurmctldPidFile=/run/slurmctld.pid",
+        "SlurmctldPort=6817",
+        "SlurmdLogFile=/var/log/slurm/slurmd.log",
+        "SlurmdPidFile=/run/slurmd.pid",
+        "SlurmdSpoolDir=/var/lib/slurm/slurmd",
+        "SlurmUser=slurm",
+        "StateSaveLocation=/var/lib/slurm/slurmctld",
+        "",
+        "# Nodes",
+        "NodeName=gpu[01-02] " + SERVER_LINE,
+        "",
+        "# Partitions",
+        "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+    ]
+    assert model["cgroup_conf"] == ["ConstrainCores=yes"]
+    assert model["controller"] == {"host": "ctl", "name": "ctl", "addr": ""}
+    assert model["dbd"] == {"host": "ctl", "name": "ctl"}
+    assert model["slurmd_options"] == ""
+
+
+def test_heterogeneous_nodes_get_lines_in_first_seen_order():
+    inventory = _inventory(0)
+    _add(inventory, "cpu01", facts=CONTAINER, gpus={})
+    _add(inventory, "gpu01")
+    _add(inventory, "cpu02", facts=CONTAINER, gpus={})
+    _add(inventory, "gpu02")
+    _add(inventory, "gpu03", gpus=GPUS_4)
+    model = build_model(inventory, _settings())
     assert model["errors"] == []
     assert _node_lines(model) == [
-        "NodeName=gpu[01-08] CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 "
-        "Gres=%s State=UNKNOWN" % V100]
-    assert model["hosts"]["gpu03"]["gres_conf"] == ["Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia[0-7]"]
-    assert model["settings"]["DefMemPerCPU"] == 979450 // 128
-    assert model["settings"]["SlurmctldHost"] == "ctl"
-    assert "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP" in model["slurm_conf"]
+        "NodeName=cpu[01-02] CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=7543 State=UNKNOWN",
+        "NodeName=gpu[01-02] " + SERVER_LINE,
+        "NodeName=gpu03 CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 "
+        "Gres=gpu:tesla_v100s-pcie-32gb:4 State=UNKNOWN",
+    ]
+    assert model["hosts"]["cpu01"]["gres_conf"] == []
+    assert model["hosts"]["gpu03"]["gres_conf"] == ["Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia[0-3]"]
+    # DefMemPerCPU: the smallest node's share (7543 MB over 2 CPUs)
+    assert model["settings"]["DefMemPerCPU"] == 3771
 
 
-def test_different_nodes_keep_their_lines_in_order_and_addresses_stay_alone():
-    inventory = _inventory(4, gpu02={"slurm_node_real_memory": 500000}, gpu04={"slurm_node_addr": "10.0.0.4"})
+def test_nodes_with_an_address_stay_alone():
+    inventory = _inventory(4, gpu02={"slurm_node_addr": "10.0.0.2"}, gpu03={"slurm_node_addr": "gpu03-ib.example.org"})
     model = build_model(inventory, _settings())
-    names = [line.split()[0] for line in _node_lines(model)]
-    assert names == ["NodeName=gpu[01,03]", "NodeName=gpu02", "NodeName=gpu04"]
-    assert "NodeAddr=10.0.0.4" in _node_lines(model)[2]
+    assert model["errors"] == []
+    assert _node_lines(model) == [
+        "NodeName=gpu[01,04] " + SERVER_LINE,
+        "NodeName=gpu02 NodeAddr=10.0.0.2 " + SERVER_LINE,
+        "NodeName=gpu03 NodeAddr=gpu03-ib.example.org " + SERVER_LINE,
+    ]
+
+
+@pytest.mark.parametrize("addr", ["10.0.0.2\n", "gpu 02", ["10.0.0.2"]])
+def test_a_bad_node_address_is_an_error(addr):
+    model = build_model(_inventory(1, gpu01={"slurm_node_addr": addr}), _settings())
+    assert model["errors"] == [
+        "slurm_node_addr for gpu01 is %s: give a host name or an IP address." % json.dumps(addr)]
 
 
 def test_inconsistent_topology_gives_cpus_only_and_a_warning():
-    facts = dict(SERVER, processor_vcpus=100)
-    model = build_model(_inventory(1, facts=facts), _settings())
-    assert "Sockets=" not in _node_lines(model)[0]
-    assert model["warnings"] == ["gpu01: 2 sockets x 32 cores x 2 threads is not 100 CPUs; its NodeName line gives CPUs= only."]
+    inventory = _inventory(1)
+    _add(inventory, "gpu02", facts=dict(SERVER, processor_vcpus=96))
+    model = build_model(inventory, _settings())
+    assert model["errors"] == []
+    assert model["warnings"] == [
+        "gpu02: 2 sockets x 32 cores x 2 threads is not 96 CPUs; its NodeName line gives CPUs= only."]
+    assert _node_lines(model) == [
+        "NodeName=gpu01 " + SERVER_LINE,
+        "NodeName=gpu02 CPUs=96 RealMemory=979450 Gres=%s State=UNKNOWN" % V100]
 
 
-def test_real_memory_above_memtotal_is_an_error():
-    model = build_model(_inventory(1, gpu01={"slurm_node_real_memory": 2000000}), _settings())
+@pytest.mark.parametrize("margin, real_memory", [(5, 979450), (10, 927900), (0, 1031000), ("5", 979450), (None, 979450)])
+def test_real_memory_is_memtotal_less_the_margin(margin, real_memory):
+    model = build_model(_inventory(1), _settings(real_memory_margin_pct=margin))
+    assert model["errors"] == []
+    assert "RealMemory=%d " % real_memory in _node_lines(model)[0]
+
+
+@pytest.mark.parametrize("margin", [100, -1, "x", 10 ** 30, [5]])
+def test_a_margin_outside_0_to_99_is_an_error(margin):
+    model = build_model(_inventory(1), _settings(real_memory_margin_pct=margin))
     assert model["errors"] == [
-        "slurm_node_real_memory for gpu01 is 2000000 MB but the node has 1031000 MB: Slurm would mark it INVAL. "
-        "Lower it, or remove it to use MemTotal less 5% (slurm_real_memory_margin_pct)."]
+        "slurm_real_memory_margin_pct is %s: give a whole number from 0 to 99, the percentage of MemTotal each node "
+        "keeps out of RealMemory." % json.dumps(margin)]
+    assert "RealMemory=979450 " in _node_lines(model)[0]
+
+
+def test_real_memory_override():
+    model = build_model(_inventory(2, gpu02={"slurm_node_real_memory": 500000}), _settings())
+    assert model["errors"] == []
+    assert [line.split()[0] + " " + line.split()[5] for line in _node_lines(model)] == [
+        "NodeName=gpu01 RealMemory=979450", "NodeName=gpu02 RealMemory=500000"]
+    assert model["settings"]["DefMemPerCPU"] == 500000 // 128
+
+
+@pytest.mark.parametrize("value, expected", [
+    (1031001, "slurm_node_real_memory for gpu01 is 1031001 MB but the node has 1031000 MB: Slurm would mark it INVAL. "
+              "Lower it, or remove it to use MemTotal less 5% (slurm_real_memory_margin_pct)."),
+    (2000000, "slurm_node_real_memory for gpu01 is 2000000 MB but the node has 1031000 MB: Slurm would mark it INVAL. "
+              "Lower it, or remove it to use MemTotal less 5% (slurm_real_memory_margin_pct)."),
+    (0, "slurm_node_real_memory for gpu01 is 0: give a whole number of MB, or remove it to use MemTotal less "
+        "slurm_real_memory_margin_pct."),
+    ("lots", 'slurm_node_real_memory for gpu01 is "lots": give a whole number of MB, or remove it to use MemTotal less '
+             "slurm_real_memory_margin_pct."),
+    ("512G", 'slurm_node_real_memory for gpu01 is "512G": give a whole number of MB, or remove it to use MemTotal less '
+             "slurm_real_memory_margin_pct."),
+])
+def test_real_memory_override_errors(value, expected):
+    model = build_model(_inventory(1, gpu01={"slurm_node_real_memory": value}), _settings())
+    assert model["errors"] == [expected]
+
+
+def test_real_memory_override_up_to_memtotal_is_fine():
+    model = build_model(_inventory(1, gpu01={"slurm_node_real_memory": "1031000"}), _settings())
+    assert model["errors"] == [] and "RealMemory=1031000 " in _node_lines(model)[0]
+
+
+def test_features_and_weight():
+    inventory = _inventory(4, gpu01={"slurm_node_features": ["v100s", "pcie"], "slurm_node_weight": 10},
+                           gpu02={"slurm_node_features": "v100s,pcie", "slurm_node_weight": "10"},
+                           gpu03={"slurm_node_weight": 20})
+    model = build_model(inventory, _settings())
+    assert model["errors"] == []
+    assert _node_lines(model) == [
+        "NodeName=gpu[01-02] " + SERVER_LINE.replace(" State=", " Features=v100s,pcie Weight=10 State="),
+        "NodeName=gpu03 " + SERVER_LINE.replace(" State=", " Weight=20 State="),
+        "NodeName=gpu04 " + SERVER_LINE]
+
+
+@pytest.mark.parametrize("host_vars, expected", [
+    ({"slurm_node_features": ["a b"]},
+     'slurm_node_features for gpu01 is ["a b"]: give a list of feature names (letters, digits, _ . -).'),
+    ({"slurm_node_features": {"nvlink": True}},
+     'slurm_node_features for gpu01 is {"nvlink": true}: give a list of feature names (letters, digits, _ . -).'),
+    ({"slurm_node_features": "a b,c"},
+     'slurm_node_features for gpu01 is ["a b", "c"]: give a list of feature names (letters, digits, _ . -).'),
+    ({"slurm_node_weight": 0}, "slurm_node_weight for gpu01 is 0: give a whole number from 1 (lower weights are used first)."),
+    ({"slurm_node_weight": "heavy"},
+     'slurm_node_weight for gpu01 is "heavy": give a whole number from 1 (lower weights are used first).'),
+])
+def test_feature_and_weight_errors(host_vars, expected):
+    model = build_model(_inventory(1, gpu01=host_vars), _settings())
+    assert model["errors"] == [expected]
+    assert "Features=" not in _node_lines(model)[0] and "Weight=" not in _node_lines(model)[0]
 
 
 def test_inventory_gres_override_goes_through_the_same_renderer():
-    gres = [{"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]", "cores": "0-31"}]
-    model = build_model(_inventory(1, gpu01={"slurm_node_gres": gres}), _settings())
+    gres = [{"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]", "cores": "0-31"},
+            {"type": "t4", "count": 2, "file": "/dev/nvidia[4-5]", "links": "-1,2"}]
+    model = build_model(_inventory(2, gpu01={"slurm_node_gres": gres}), _settings())
     assert model["errors"] == []
-    assert model["hosts"]["gpu01"]["gres_conf"] == ["Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-31"]
-    assert "Gres=gpu:a100:4" in _node_lines(model)[0]
+    assert model["hosts"]["gpu01"]["gres_conf"] == [gres_line(entry) for entry in gres] == [
+        "Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-31", "Name=gpu Type=t4 File=/dev/nvidia[4-5] Links=-1,2"]
+    assert model["hosts"]["gpu02"]["gres_conf"] == [V100_GRES_CONF]
+    assert _node_lines(model) == [
+        "NodeName=gpu01 " + SERVER_LINE.replace(V100, "gpu:a100:4,gpu:t4:2"),
+        "NodeName=gpu02 " + SERVER_LINE]
 
+
+def test_an_empty_override_means_no_gres():
+    model = build_model(_inventory(1, gpu01={"slurm_node_gres": []}), _settings())
+    assert model["errors"] == []
+    assert "Gres=" not in _node_lines(model)[0] and model["hosts"]["gpu01"]["gres_conf"] == []
+
+
+def test_a_bad_override_is_reported_once_and_writes_no_gres():
+    model = build_model(_inventory(1, gpu01={"slurm_node_gres": [{"type": "a100", "count": 2}]}), _settings())
+    assert model["errors"] == [
+        'slurm_node_gres on gpu01[0]: a GPU needs file (for example "/dev/nvidia[0-3]"): Slurm binds GPUs by device file.']
+    assert "Gres=" not in _node_lines(model)[0]
+
+
+def test_gpuops_gpus_that_is_not_a_mapping_is_an_error():
+    inventory = _inventory(1)
+    inventory["hosts"]["gpu01"]["gpus"] = "8x a100"
+    model = build_model(inventory, _settings())
+    assert model["errors"] == [
+        'gpuops_gpus of gpu01 is "8x a100", not the mapping gpuops.cluster.gpu_facts gathers: remove gpuops_gpus from '
+        'the inventory (slurm_node_gres sets a node\'s GPUs).']
+
+
+@pytest.mark.parametrize("gpus", [{"pci_gpus": True}, {"count": 1, "slurm_gres": "gpu:1", "gres_conf": 5}])
+def test_malformed_gpu_facts_are_the_models_own_error(gpus):
+    inventory = _inventory(1)
+    inventory["hosts"]["gpu01"]["gpus"] = gpus
+    with pytest.raises(SlurmModelError, match=r"^cluster model: cannot read this input \(TypeError: "):
+        build_model(inventory, _settings())
+
+
+def test_nodes_without_gpus():
+    inventory = _inventory(0)
+    _add(inventory, "n1", gpus={"status": "no_nvidia_smi", "count": 0, "gres_conf": [], "slurm_gres": "", "pci_gpus": [],
+                                "device_files": []})
+    _add(inventory, "n2", gpus={})
+    inventory["hosts"]["n2"]["gpus"] = None
+    model = build_model(inventory, _settings())
+    assert model["errors"] == []
+    assert _node_lines(model) == ["NodeName=n[1-2] " + SERVER_LINE.replace(" Gres=%s" % V100, "")]
+
+
+# --- configless, hosts, accounting ------------------------------------------------------
 
 def test_configless_gres_lives_on_the_controller_with_hostlists():
-    model = build_model(_inventory(3), _settings(configless=True))
+    gres = [{"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]"}, {"type": "t4", "count": 2, "file": "/dev/nvidia[4-5]"}]
+    inventory = _inventory(4, gpu03={"slurm_node_gres": gres})
+    _add(inventory, "cpu01", facts=CONTAINER, gpus={})
+    model = build_model(inventory, _settings(configless=True))
+    assert model["errors"] == []
     assert model["hosts"]["ctl"]["gres_conf"] == [
-        "NodeName=gpu[01-03] Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia[0-7]"]
-    assert model["hosts"]["gpu01"]["gres_conf"] == []
-    assert model["hosts"]["gpu01"]["holds_config"] is False
-    assert model["hosts"]["ctl"]["writes_gres"] is True
+        "NodeName=gpu[01-02,04] " + V100_GRES_CONF,
+        "NodeName=gpu03 Name=gpu Type=a100 File=/dev/nvidia[0-3]",
+        "NodeName=gpu03 Name=gpu Type=t4 File=/dev/nvidia[4-5]"]
+    for host in ("gpu01", "gpu03", "cpu01"):
+        assert model["hosts"][host]["gres_conf"] == []
     assert model["settings"]["SlurmctldParameters"] == "enable_configless"
     assert model["slurmd_options"] == "--conf-server ctl:6817"
+    assert "SlurmctldParameters=enable_configless" in model["slurm_conf"]
 
 
-def test_accounting_names_the_dbd_host_by_its_slurm_name():
+def test_configless_slurmd_options_follow_the_port_and_the_controller_name():
+    inventory = _inventory(1, controller="ctl.example.org")
+    inventory["hosts"]["ctl.example.org"]["facts"] = {"hostname": "head"}
+    model = build_model(inventory, _settings(configless=True, config={"SlurmctldPort": 7817}))
+    assert model["slurmd_options"] == "--conf-server head:7817"
+    assert model["settings"]["SlurmctldHost"] == "head"
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("idle_on_node_suspend", "idle_on_node_suspend,enable_configless"),
+    ("enable_configless,idle_on_node_suspend", "enable_configless,idle_on_node_suspend"),
+    (["cloud_dns", "idle_on_node_suspend"], "cloud_dns,idle_on_node_suspend,enable_configless"),
+    (None, "enable_configless"),
+    ("", "enable_configless"),
+])
+def test_configless_keeps_enable_configless_in_the_users_slurmctld_parameters(value, expected):
+    model = build_model(_inventory(1), _settings(configless=True, config={"SlurmctldParameters": value}))
+    assert model["errors"] == []
+    assert model["settings"]["SlurmctldParameters"] == expected
+
+
+def test_slurmctld_parameters_are_the_users_without_configless():
+    model = build_model(_inventory(1), _settings(config={"SlurmctldParameters": "idle_on_node_suspend"}))
+    assert model["settings"]["SlurmctldParameters"] == "idle_on_node_suspend"
+
+
+def _entry(name, controller=False, compute=False, dbd=False, dbd_only=False, holds_config=False, writes_gres=False,
+           gres_conf=None):
+    return {"name": name, "controller": controller, "compute": compute, "dbd": dbd, "dbd_only": dbd_only,
+            "holds_config": holds_config, "writes_gres": writes_gres, "gres_conf": gres_conf or []}
+
+
+@pytest.mark.parametrize("configless, hosts", [
+    (False, {
+        "ctl": _entry("ctl", controller=True, holds_config=True),
+        "gpu01": _entry("gpu01", compute=True, holds_config=True, writes_gres=True, gres_conf=[V100_GRES_CONF]),
+        "db.example.org": _entry("db", dbd=True, dbd_only=True, holds_config=True),
+    }),
+    (True, {
+        "ctl": _entry("ctl", controller=True, holds_config=True, writes_gres=True,
+                      gres_conf=["NodeName=gpu01 " + V100_GRES_CONF]),
+        "gpu01": _entry("gpu01", compute=True),
+        "db.example.org": _entry("db", dbd=True, dbd_only=True, holds_config=True),
+    }),
+])
+def test_host_entries(configless, hosts):
+    model = build_model(_inventory(1, dbd="db.example.org"), _settings(configless=configless, accounting=True))
+    assert model["errors"] == []
+    assert model["hosts"] == hosts
+
+
+def test_slurmdbd_on_the_controller_or_on_a_compute_node():
+    model = build_model(_inventory(1), _settings(accounting=True))
+    assert model["hosts"]["ctl"] == _entry("ctl", controller=True, dbd=True, holds_config=True)
+    assert model["dbd"] == {"host": "ctl", "name": "ctl"}
+    inventory = _inventory(2)
+    inventory["dbd"] = ["gpu02"]
+    model = build_model(inventory, _settings(accounting=True, configless=True))
+    assert model["hosts"]["gpu02"] == _entry("gpu02", compute=True, dbd=True, holds_config=True)
+    assert model["settings"]["AccountingStorageHost"] == "gpu02"
+
+
+@pytest.mark.parametrize("dbd_data, name", [
+    ({"facts": {}, "vars": {}}, "db"),
+    ({"facts": {"hostname": "slurmdb1"}, "vars": {}}, "slurmdb1"),
+    ({"facts": {"hostname": "slurmdb1"}, "vars": {"slurm_node_name": "accounting"}}, "accounting"),
+])
+def test_accounting_names_the_dbd_host_by_its_slurm_name(dbd_data, name):
     inventory = _inventory(1, dbd="db.example.org")
-    inventory["hosts"]["db.example.org"]["facts"] = {}
+    inventory["hosts"]["db.example.org"] = dbd_data
     model = build_model(inventory, _settings(accounting=True))
-    assert model["settings"]["AccountingStorageHost"] == "db"
-    assert model["hosts"]["db.example.org"]["dbd_only"] is True
-    assert model["hosts"]["db.example.org"]["holds_config"] is True
+    assert model["errors"] == []
+    assert [line for line in model["slurm_conf"] if line.startswith("Accounting")] == [
+        "AccountingStorageHost=%s" % name, "AccountingStoragePort=6819",
+        "AccountingStorageType=accounting_storage/slurmdbd"]
+    assert model["dbd"] == {"host": "db.example.org", "name": name}
 
+
+def test_no_accounting_settings_without_accounting():
+    model = build_model(_inventory(1, dbd="db"), _settings())
+    assert _lines(model, "Accounting") == []
+
+
+def test_accounting_config_that_is_not_a_mapping_is_an_error():
+    model = build_model(_inventory(1), _settings(accounting=True, accounting_config="accounting_storage/slurmdbd"))
+    assert model["errors"] == [
+        'slurm_accounting_config must be a mapping of Slurm settings, not "accounting_storage/slurmdbd".']
+
+
+# --- settings ---------------------------------------------------------------------------
 
 def test_user_config_wins_and_null_removes_a_default():
-    model = build_model(_inventory(1), _settings(config={"MpiDefault": None, "SelectTypeParameters": "CR_Core"}))
-    assert not any(line.startswith("MpiDefault=") for line in model["slurm_conf"])
-    assert "SelectTypeParameters=CR_Core" in model["slurm_conf"]
-    assert model["restart"]["settings"]["SelectTypeParameters"] == "CR_Core"
+    config = {"MpiDefault": None, "SelectTypeParameters": "CR_Core", "DefMemPerCPU": 4000, "SlurmctldHost": "ctl(10.0.0.1)"}
+    model = build_model(_inventory(1), _settings(config=config))
+    assert model["errors"] == []
+    assert _lines(model, "MpiDefault=") == []
+    assert "MpiDefault" not in [line.split("=")[0] for line in model["slurm_conf"]]
+    assert _lines(model, "SelectTypeParameters=") == ["SelectTypeParameters=CR_Core"]
+    assert _lines(model, "DefMemPerCPU=") == ["DefMemPerCPU=4000"]
+    assert model["restart"]["settings"] == {"SelectTypeParameters": "CR_Core", "SlurmctldHost": "ctl(10.0.0.1)"}
 
 
-def test_partition_lists_become_hostlists_and_booleans_yes_no():
-    parts = [{"name": "debug", "nodes": ["gpu01", "gpu02"], "options": {"Hidden": True, "RootOnly": False}}]
-    model = build_model(_inventory(2), _settings(partitions=parts))
-    assert "PartitionName=debug Nodes=gpu[01-02] Hidden=YES RootOnly=NO" in model["slurm_conf"]
+def test_user_keys_replace_defaults_in_any_case():
+    """Slurm reads keys without regard to case: slurm.conf gets each key once, and the restart record sees it."""
+    config = {"selecttypeparameters": "CR_Core", "mpidefault": None, "slurmctldport": 7817}
+    model = build_model(_inventory(1), _settings(config=config))
+    assert model["errors"] == []
+    keys = ("selecttypeparameters=", "mpidefault=", "slurmctldport=")
+    assert [line for line in model["slurm_conf"] if line.lower().startswith(keys)] == [
+        "SelectTypeParameters=CR_Core", "SlurmctldPort=7817"]
+    assert model["restart"]["settings"] == {"SelectTypeParameters": "CR_Core", "SlurmctldHost": "ctl"}
+
+
+@pytest.mark.parametrize("config", [{"DefMemPerNode": 100000}, {"defmempergpu": 64000}])
+def test_def_mem_per_cpu_gives_way_to_the_users_def_mem_per_node_or_gpu(config):
+    """They exclude each other, and slurmctld would take DefMemPerCPU over the user's."""
+    model = build_model(_inventory(1), _settings(config=config))
+    assert model["errors"] == []
+    assert _lines(model, "DefMemPerCPU=") == []
+    assert "DefMemPerCPU" not in model["settings"] or model["settings"]["DefMemPerCPU"] is None
+
+
+def test_the_controller_address_goes_into_slurmctld_host():
+    inventory = _inventory(1)
+    inventory["hosts"]["ctl"]["vars"] = {"slurm_node_addr": "10.0.0.1"}
+    assert build_model(inventory, _settings())["settings"]["SlurmctldHost"] == "ctl(10.0.0.1)"
+
+
+def test_cgroup_conf_by_series_and_user_cgroup_config():
+    model = build_model(_inventory(1), _settings(series="24.11", cgroup_config={"ConstrainRAMSpace": True}))
+    assert model["errors"] == []
+    assert model["cgroup_conf"] == ["CgroupPlugin=autodetect", "ConstrainRAMSpace=yes"]
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"config": {"SelectTypeParamters": "CR_Core"}},
+     ["slurm_config: 'SelectTypeParamters' is not a slurm.conf key in Slurm 22.05; fix the spelling or remove it "
+      "(did you mean 'SelectTypeParameters'?)"]),
+    ({"config": {"ConstrainCores": True}},
+     ["slurm_config: 'ConstrainCores' is a cgroup.conf key, not a slurm.conf key; move it to the cgroup.conf settings."]),
+    ({"config": "SelectTypeParameters=CR_Core"},
+     ["slurm_config: slurm_config must be a dictionary of Slurm settings, got str"]),
+    ({"cgroup_config": ["ConstrainCores"]},
+     ["slurm_cgroup_config: slurm_cgroup_config must be a dictionary of Slurm settings, got list"]),
+    ({"config": {"SlurmctldTimeout": "120\n300"}},
+     ["the value of Slurm key 'SlurmctldTimeout' contains a newline, which would end the line in the configuration "
+      "file; put it on one line"]),
+    ({"config_defaults": ["AuthType=auth/munge"]},
+     ['the collection\'s slurm.conf defaults must be a mapping of Slurm settings, not ["AuthType=auth/munge"].']),
+])
+def test_setting_errors_of_the_model(changes, expected):
+    model = build_model(_inventory(1), _settings(**changes))
+    assert model["errors"] == expected
+
+
+def test_role_defaults_are_accepted_by_both_catalogued_series():
+    """The real defaults of _slurm_common (vars/main.yml) give no error and render."""
+    with open(ROLE_VARS) as handle:
+        role_vars = yaml.safe_load(handle)
+    for series in ("22.05", "24.11"):
+        model = build_model(_inventory(2), _settings(
+            series=series, config_defaults=role_vars["__slurm_config_defaults"],
+            cgroup_defaults=role_vars["__slurm_cgroup_defaults"], restart_keys=role_vars["__slurm_restart_keys"],
+            accounting=True, configless=True))
+        assert model["errors"] == [], series
+        assert "GresTypes=gpu" in model["slurm_conf"]
+        assert sorted(model["restart"]["settings"]) == sorted(
+            key for key in role_vars["__slurm_restart_keys"] if model["settings"].get(key) is not None)
+
+
+def test_partition_lines():
+    parts = [
+        {"name": "gpu", "nodes": "ALL", "default": True, "options": {"MaxTime": "INFINITE", "State": "UP"}},
+        {"name": "debug", "nodes": ["gpu03", "gpu01", "gpu02"], "default": "yes",
+         "options": {"Hidden": True, "RootOnly": False, "AllowGroups": ["admins", "ops"], "MaxNodes": 2}},
+        {"name": "one", "nodes": "gpu04", "default": False},
+        {"name": "named", "nodes": ["gpu05"]},
+    ]
+    inventory = _inventory(5, gpu05={"slurm_node_name": "big05"})
+    model = build_model(inventory, _settings(partitions=parts))
+    assert model["errors"] == []
+    assert _lines(model, "PartitionName=") == [
+        "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+        "PartitionName=debug Nodes=gpu[01-03] Default=YES Hidden=YES RootOnly=NO AllowGroups=admins,ops MaxNodes=2",
+        "PartitionName=one Nodes=gpu04",
+        "PartitionName=named Nodes=big05",
+    ]
+    assert model["slurm_conf"][-6:-4] == ["", "# Partitions"]
+
+
+def test_no_partitions():
+    model = build_model(_inventory(1), _settings(partitions=[]))
+    assert model["slurm_conf"][-2:] == ["", "# Partitions"]
 
 
 def test_missing_facts_are_one_error_with_a_hostlist():
-    inventory = _inventory(3)
-    for host in ("gpu01", "gpu02"):
+    inventory = _inventory(4)
+    for host in ("gpu01", "gpu02", "gpu04"):
         inventory["hosts"][host]["facts"] = {}
-    model = build_model(inventory, _settings())
-    assert [error for error in model["errors"] if error.startswith("No hardware facts")] == [
-        "No hardware facts for gpu[01-02]: slurm.conf is built from every compute node's facts. Run the play over "
-        "the whole slurm_compute group (not with a --limit that leaves nodes out), with fact gathering on, and make "
+    del inventory["hosts"]["gpu03"]
+    model = build_model(inventory, _settings(compute_group="gpu_nodes"))
+    assert model["errors"] == [
+        "No hardware facts for gpu[01-04]: slurm.conf is built from every compute node's facts. Run the play over "
+        "the whole gpu_nodes group (not with a --limit that leaves nodes out), with fact gathering on, and make "
         "sure those hosts are reachable."]
+    assert model["node_count"] == 0 and _node_lines(model) == []
 
 
-# --- GPUs are never lowered silently ---------------------------------------
+def test_bad_shapes_are_a_model_error_not_a_traceback():
+    with pytest.raises(SlurmModelError, match="build_model takes the inventory and the settings as mappings"):
+        build_model([], {})
+    with pytest.raises(SlurmModelError):
+        build_model({}, None)
 
-MISMATCH = "Failed to initialize NVML: Driver/library version mismatch"
+
+def test_an_empty_inventory_gives_errors_and_a_model():
+    model = build_model({}, _settings(partitions=[]))
+    assert model["errors"] == [
+        "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. Add the "
+        "host that runs slurmctld to it."]
+    assert model["node_count"] == 0 and model["hosts"] == {}
+
+
+# --- GPUs are never lowered silently ----------------------------------------------------
+
+FIX = ("Reboot the node or reload the NVIDIA driver (a driver updated without a reboot answers 'Driver/library version "
+       "mismatch'), check `nvidia-smi` there, then run again; or set slurm_allow_gres_decrease: true to write the node "
+       "with fewer GPUs on purpose.")
 
 
 def _lost(**changes):
-    gpus = dict(GPUS, status="no_driver", error=MISMATCH, count=0, gres_conf=[], slurm_gres="")
+    """gpu_facts of the V100S node when nvidia-smi cannot talk to the driver (plugins/modules/gpu_facts.py _empty)."""
+    gpus = {"status": "no_driver", "error": MISMATCH, "count": 0, "gres_conf": [], "slurm_gres": "", "gpus": [],
+            "pci_gpus": [], "device_files": []}
     gpus.update(changes)
     return gpus
 
 
-def test_driver_mismatch_on_a_node_with_devices_stops_with_the_fix():
+PCI_8 = ["0000:00:%02x.0" % slot for slot in range(0x0d, 0x15)]
+DEV_8 = ["/dev/nvidia%d" % i for i in range(8)]
+
+
+@pytest.mark.parametrize("gpus, running, expected", [
+    pytest.param(_lost(pci_gpus=PCI_8, device_files=DEV_8), None,
+                 "gpu02: nvidia-smi failed (%s) but the node has NVIDIA GPUs (PCI bus: 8, /dev/nvidiaN: 8); its Gres= "
+                 "would be dropped from slurm.conf and gres.conf emptied. " % MISMATCH + FIX, id="driver-mismatch"),
+    pytest.param(_lost(device_files=DEV_8), None,
+                 "gpu02: nvidia-smi failed (%s) but the node has NVIDIA GPUs (PCI bus: 0, /dev/nvidiaN: 8); its Gres= "
+                 "would be dropped from slurm.conf and gres.conf emptied. " % MISMATCH + FIX, id="device-files-only"),
+    pytest.param(_lost(error=None, pci_gpus=PCI_8), None,
+                 "gpu02: nvidia-smi failed (no_driver) but the node has NVIDIA GPUs (PCI bus: 8, /dev/nvidiaN: 0); its "
+                 "Gres= would be dropped from slurm.conf and gres.conf emptied. " + FIX, id="no-error-text"),
+    pytest.param(_lost(status="no_nvidia_smi", error=None, pci_gpus=PCI_8), None,
+                 "gpu02: the PCI bus shows 8 NVIDIA GPUs but nvidia-smi reports 0 (no_nvidia_smi); slurm.conf would lose "
+                 "8. " + FIX, id="no-nvidia-smi-on-a-gpu-node"),
+    pytest.param(dict(GPUS, pci_gpus=PCI_8 + ["0000:00:15.0"]), None,
+                 "gpu02: the PCI bus shows 9 NVIDIA GPUs but nvidia-smi reports 8 (ok); slurm.conf would lose 1. " + FIX,
+                 id="pci-shows-more"),
+    pytest.param(GPUS_4, "NodeName=gpu[01-02] CPUs=128 Gres=%s\n" % V100,
+                 "gpu02: the running slurm.conf gives it 8 GPUs but nvidia-smi reports 4 (ok) (PCI bus: 0, "
+                 "/dev/nvidiaN: 4); writing that would take GPUs out of service. " + FIX, id="running-conf-had-more"),
+    pytest.param(_lost(), "NodeName=gpu[01-02] CPUs=128 Gres=%s\n" % V100,
+                 "gpu02: the running slurm.conf gives it 8 GPUs but nvidia-smi failed (%s), which leaves 0 (PCI bus: 0, "
+                 "/dev/nvidiaN: 0); writing that would take GPUs out of service. " % MISMATCH + FIX,
+                 id="running-conf-and-nvidia-smi-failed"),
+])
+def test_gpu_loss_stops_with_the_fix(gpus, running, expected):
     inventory = _inventory(2)
-    inventory["hosts"]["gpu02"]["gpus"] = _lost(pci_gpus=["0000:3b:00.0"] * 8)
-    model = build_model(inventory, _settings())
-    assert len(model["errors"]) == 1
-    error = model["errors"][0]
-    assert error.startswith("gpu02: nvidia-smi failed (%s) but the node has NVIDIA GPUs (PCI bus: 8, /dev/nvidiaN: 8)"
-                            % MISMATCH)
-    assert "Reboot the node or reload the NVIDIA driver" in error and "slurm_allow_gres_decrease: true" in error
+    inventory["hosts"]["gpu02"]["gpus"] = gpus
+    model = build_model(inventory, _settings(), running)
+    assert model["errors"] == [expected]
+    allowed = build_model(inventory, _settings(allow_gres_decrease=True), running)
+    assert allowed["errors"] == []
+    assert allowed["warnings"] == ["slurm_allow_gres_decrease is true, so this is written anyway: " + expected]
 
 
-def test_pci_bus_showing_more_gpus_than_nvidia_smi_stops():
-    gpus = dict(GPUS, pci_gpus=["x"] * 9)
-    model = build_model(_inventory(1, gpus=gpus), _settings())
-    assert model["errors"][0].startswith("gpu01: the PCI bus shows 9 NVIDIA GPUs but nvidia-smi reports 8 (ok); "
-                                         "slurm.conf would lose 1.")
+def test_the_message_names_the_inventory_host_and_its_slurm_name():
+    inventory = _inventory(0)
+    _add(inventory, "gpu07.example.org", hostname="gpu07", gpus=_lost(pci_gpus=PCI_8))
+    error = build_model(inventory, _settings())["errors"][0]
+    assert error.startswith("gpu07.example.org (gpu07): nvidia-smi failed (%s)" % MISMATCH)
 
 
 def test_running_conf_with_more_gpus_stops_also_for_an_inventory_override():
@@ -260,116 +1124,128 @@ def test_running_conf_with_more_gpus_stops_also_for_an_inventory_override():
     model = build_model(_inventory(2, gpu01={"slurm_node_gres": gres}), _settings(), running)
     assert model["errors"] == [
         "gpu01: the running slurm.conf gives it 8 GPUs but slurm_node_gres in the inventory gives 4 (PCI bus: 0, "
-        "/dev/nvidiaN: 8); writing that would take GPUs out of service. Reboot the node or reload the NVIDIA driver "
-        "(a driver updated without a reboot answers 'Driver/library version mismatch'), check `nvidia-smi` there, then "
-        "run again; or set slurm_allow_gres_decrease: true to write the node with fewer GPUs on purpose."]
+        "/dev/nvidiaN: 8); writing that would take GPUs out of service. " + FIX]
 
 
-def test_allow_gres_decrease_turns_the_stop_into_a_warning():
-    inventory = _inventory(1)
-    inventory["hosts"]["gpu01"]["gpus"] = _lost()
-    model = build_model(inventory, _settings(allow_gres_decrease=True), "NodeName=gpu01 Gres=%s\n" % V100)
+def test_an_inventory_override_is_trusted_over_a_failing_nvidia_smi():
+    gres = [{"type": "v100s", "count": 8, "file": "/dev/nvidia[0-7]"}]
+    inventory = _inventory(1, gpu01={"slurm_node_gres": gres})
+    inventory["hosts"]["gpu01"]["gpus"] = _lost(pci_gpus=PCI_8, device_files=DEV_8)
+    model = build_model(inventory, _settings(), "NodeName=gpu01 Gres=%s\n" % V100)
     assert model["errors"] == []
-    assert model["warnings"][0].startswith("slurm_allow_gres_decrease is true, so this is written anyway: gpu01: ")
+    assert "Gres=gpu:v100s:8 " in _node_lines(model)[0]
+
+
+def test_allow_gres_decrease_writes_the_node_without_its_gpus():
+    inventory = _inventory(1)
+    inventory["hosts"]["gpu01"]["gpus"] = _lost(pci_gpus=PCI_8)
+    model = build_model(inventory, _settings(allow_gres_decrease=True), "NodeName=gpu01 Gres=%s\n" % V100)
+    assert model["errors"] == [] and len(model["warnings"]) == 1
     assert "Gres=" not in _node_lines(model)[0]
     assert model["hosts"]["gpu01"]["gres_conf"] == []
 
 
-def test_a_new_node_or_more_gpus_is_fine():
-    model = build_model(_inventory(2), _settings(), "NodeName=gpu01 Gres=gpu:4\n")
-    assert model["errors"] == []
-
-
-# --- inventory checks ---------------------------------------------------------
-
-def _errors(inventory=None, **changes):
-    return check_inventory(inventory or _inventory(2), _settings(**changes))
-
-
-def test_a_correct_inventory_has_no_errors():
-    assert _errors() == []
-
-
-@pytest.mark.parametrize("inventory_change, expected", [
-    (lambda inv: inv.update(controllers=[]), "No controller host: the inventory group slurm_controller"),
-    (lambda inv: inv.update(controllers=["ctl", "ctl2"]), "has 2 hosts (ctl, ctl2); gpuops.cluster runs exactly one"),
-    (lambda inv: inv.update(dbd=["a", "b"]), "The inventory group slurm_dbd (slurm_dbd_group) has 2 hosts (a, b)"),
-    (lambda inv: inv.update(controllers=["gpu01"]), "gpu01 in both slurm_controller"),
-    (lambda inv: inv["hosts"]["gpu01"]["vars"].update(slurm_node_name="gpu01\n"), 'The Slurm name of gpu01 is "gpu01\\n"'),
-    (lambda inv: inv["hosts"]["gpu01"]["vars"].update(slurm_node_name="gpu 01"), 'The Slurm name of gpu01 is "gpu 01"'),
-    (lambda inv: inv["hosts"]["gpu01"]["vars"].update(slurm_node_name="gpu02"),
-     "Slurm node name \"gpu02\" is used by gpu01, gpu02"),
+@pytest.mark.parametrize("running", [
+    "NodeName=gpu01 Gres=gpu:4\n",                    # more GPUs than before
+    "NodeName=gpu01 Gres=%s\n" % V100,                # as many
+    "NodeName=cpu[01-04] CPUs=4\n",                   # gpu02 is brand new
+    "NodeName=gpu[01-02] CPUs=128 Gres=shard:64\n",   # no GPU GRES before
+    "NodeName=gpu[01-02] CPUs=128 Gres=%s\n" % V100,
+    "",
+    "this is not a slurm.conf",
 ])
-def test_inventory_errors(inventory_change, expected):
-    inventory = _inventory(2)
-    inventory_change(inventory)
-    errors = _errors(inventory)
-    assert any(expected in error for error in errors), errors
+def test_new_nodes_and_more_gpus_are_fine(running):
+    assert build_model(_inventory(2), _settings(), running)["errors"] == []
 
 
-@pytest.mark.parametrize("changes, expected", [
-    ({"cluster_name": "My Cluster"}, 'slurm_cluster_name "My Cluster": use lower-case letters'),
-    ({"munge_key_length": 10}, "slurm_munge_key is 10 characters long; munge needs at least 32."),
-    ({"partitions": [{"name": "gpu"}, {"name": "gpu"}]}, 'Partition name "gpu" is used by slurm_partitions[0], slurm_partitions[1]'),
-    ({"partitions": [{"name": "gpu\n"}]}, 'slurm_partitions[0]: the partition name "gpu\\n" takes letters'),
-    ({"partitions": [{"name": "gpu", "MaxTime": 5}]}, "partition gpu has keys MaxTime; use name, nodes, default and options"),
-    ({"partitions": [{"name": "gpu", "options": {"maxtime": "1:00"}}]},
-     'partition gpu: "maxtime" is not a PartitionName option (did you mean MaxTime?)'),
-    ({"partitions": [{"name": "gpu", "options": {"AllowGroups": "a b"}}]}, "AllowGroups=\"a b\" would not survive slurm.conf"),
-    ({"partitions": [{"name": "gpu", "nodes": ["gpu09"]}]}, "partition gpu names gpu09, not in the slurm_compute group (gpu01, gpu02)"),
-    ({"partitions": "gpu"}, "slurm_partitions must be a list"),
-    ({"accounting": True, "dbd_accounts": [{"name": "chem\n"}]}, 'slurm_dbd_accounts[0]: the account name "chem\\n"'),
-    ({"accounting": True, "dbd_accounts": [{"name": "chem", "users": ["alice", "Bob"]}]}, 'users[1] "Bob" is not a user name'),
-    ({"accounting": True, "dbd_accounts": [{"name": "chem", "users": ["alice", "alice"]}]}, 'User "alice" is used by'),
-    ({"accounting": True, "dbd_accounts": [{"name": "chem"}, {"name": "Chem"}]}, 'Account name "chem" is used by'),
-    ({"accounting": True, "dbd_db_password": "abc#defghijkl"}, "slurm_dbd_db_password holds a '#', a space or a newline"),
-    ({"accounting": True, "dbd_db_password": "abcdefghijkl\n"}, "slurm_dbd_db_password holds a '#', a space or a newline"),
+def test_each_lost_node_is_one_message():
+    inventory = _inventory(3)
+    inventory["hosts"]["gpu01"]["gpus"] = _lost(pci_gpus=PCI_8)
+    inventory["hosts"]["gpu03"]["gpus"] = GPUS_4
+    model = build_model(inventory, _settings(), "NodeName=gpu[01-03] Gres=%s\n" % V100)
+    assert [error.split(":")[0] for error in model["errors"]] == ["gpu01", "gpu03"]
+
+
+# --- the restart decision ---------------------------------------------------------------
+
+def test_restart_fingerprint_groups_nodes_by_what_only_a_restart_applies():
+    inventory = _inventory(4, gpu02={"slurm_node_weight": 5}, gpu04={"slurm_node_real_memory": 500000})
+    _add(inventory, "cpu01", facts=CONTAINER, gpus={})
+    model = build_model(inventory, _settings(configless=True))
+    assert model["restart"] == {
+        "settings": {"SelectTypeParameters": "CR_Core_Memory", "SlurmctldHost": "ctl"},
+        # gpu02's weight is applied by scontrol reconfigure: it shares gpu01's entry but not its NodeName line
+        "nodes": ["gpu[01-03]:%s:979450:128" % V100, "gpu04:%s:500000:128" % V100, "cpu01::7543:2"],
+        "configless": True,
+    }
+    assert len(_node_lines(model)) == 4
+
+
+def test_restart_fingerprint_leaves_out_unset_keys_and_keeps_nodes_with_an_address_alone():
+    nodes = [{"name": "a1", "gres_value": "gpu:2", "real_memory": 10, "cpus": 4, "addr": ""},
+             {"name": "a2", "gres_value": "gpu:2", "real_memory": 10, "cpus": 4, "addr": "10.0.0.2"},
+             {"name": "a3", "gres_value": "gpu:2", "real_memory": 10, "cpus": 4, "addr": ""}]
+    assert restart_fingerprint({"A": 1, "B": None, "C": (1, 2), "D": "x"}, nodes, 0, ["A", "B", "C"]) == {
+        "settings": {"A": 1, "C": [1, 2]}, "nodes": ["a[1,3]:gpu:2:10:4", "a2:gpu:2:10:4"], "configless": False}
+
+
+def test_group_nodes():
+    nodes = [{"name": "n%d" % i, "kind": i % 2, "addr": ""} for i in range(1, 7)]
+    nodes[4]["addr"] = "10.0.0.5"
+    assert [(names, node["name"]) for names, node in group_nodes(nodes, lambda n: n["kind"])] == [
+        ("n[1,3]", "n1"), ("n[2,4,6]", "n2"), ("n5", "n5")]
+    assert group_nodes([], lambda n: 0) == []
+
+
+NEW = build_model(_inventory(4), _settings())["restart"]
+NODE = "%s:979450:128" % V100
+
+
+@pytest.mark.parametrize("old, expected", [
+    pytest.param(NEW, [], id="identical"),
+    pytest.param(json.loads(json.dumps(NEW)), [], id="identical-through-json"),
+    pytest.param(dict(NEW, nodes=["gpu%02d:%s" % (i, NODE) for i in range(1, 5)]), [], id="old-ungrouped-list"),
+    pytest.param(dict(NEW, nodes=["gpu[01-02]:" + NODE, "gpu[03-04]:" + NODE]), [], id="grouped-differently"),
+    pytest.param(dict(NEW, settings=dict(NEW["settings"], SelectTypeParameters="CR_Core")),
+                 ["SelectTypeParameters CR_Core -> CR_Core_Memory"], id="changed-key"),
+    pytest.param(dict(NEW, settings={"SlurmctldHost": "ctl"}), ["SelectTypeParameters (unset) -> CR_Core_Memory"],
+                 id="key-set"),
+    pytest.param(dict(NEW, settings=dict(NEW["settings"], SelectType="select/linear")), [],
+                 id="a-key-that-is-no-restart-key"),
+    pytest.param(dict(NEW, nodes=["gpu[01-03]:" + NODE, "gpu04:gpu:tesla_v100s-pcie-32gb:4:979450:128"]),
+                 ["node definitions (gres:memory:cpus): gpu04 gpu:tesla_v100s-pcie-32gb:4:979450:128 -> " + NODE],
+                 id="changed-node"),
+    pytest.param(dict(NEW, nodes=["gpu[01-02]:" + NODE]),
+                 ["node definitions (gres:memory:cpus): added gpu[03-04]"], id="added-nodes"),
+    pytest.param(dict(NEW, nodes=["gpu[01-06]:" + NODE, "cpu1:gpu:1:10:2"]),
+                 ["node definitions (gres:memory:cpus): removed cpu1,gpu[05-06]"], id="removed-nodes"),
+    pytest.param(dict(NEW, configless=True), ["configless mode True -> False"], id="configless-flip"),
+    pytest.param(dict(NEW, configless=True, settings={}, nodes=[]),
+                 ["SelectTypeParameters (unset) -> CR_Core_Memory", "SlurmctldHost (unset) -> ctl",
+                  "node definitions (gres:memory:cpus): added gpu[01-04]", "configless mode True -> False"],
+                 id="everything"),
+    pytest.param("garbage", ["no record of the settings the daemons run with"], id="not-a-mapping"),
+    pytest.param(None, ["no record of the settings the daemons run with"], id="none"),
+    pytest.param([NEW], ["no record of the settings the daemons run with"], id="a-list"),
+    pytest.param({"settings": "x", "nodes": 5, "configless": "yes"},
+                 ["SelectTypeParameters (unset) -> CR_Core_Memory", "SlurmctldHost (unset) -> ctl",
+                  "node definitions (gres:memory:cpus): added gpu[01-04]", "configless mode True -> False"],
+                 id="a-mapping-of-junk"),
 ])
-def test_setting_errors(changes, expected):
-    errors = _errors(**changes)
-    assert any(expected in error for error in errors), errors
+def test_restart_changes(old, expected):
+    assert restart_changes(old, NEW, KEYS) == expected
 
 
-def test_password_is_only_checked_with_accounting():
-    assert _errors(dbd_db_password="a b") == []
+def test_restart_changes_of_more_than_eight_nodes_are_counted():
+    old = {"settings": {}, "nodes": ["n%02d:gpu:8:1:1" % i for i in range(1, 11)], "configless": False}
+    new = {"settings": {}, "nodes": ["n[01-10]:gpu:4:1:1"], "configless": False}
+    changes = restart_changes(old, new, [])
+    assert len(changes) == 1
+    assert changes[0] == ("node definitions (gres:memory:cpus): " + "; ".join(
+        "n%02d gpu:8:1:1 -> gpu:4:1:1" % i for i in range(1, 9)) + "; and 2 more changed")
 
 
-@pytest.mark.parametrize("gres, expected", [
-    ("gpu", "slurm_node_gres on gpu01 must be a list of GRES entries"),
-    ([{"type": "a100", "count": 4, "file": "/dev/nvidia[0-3]", "size": 1}], "slurm_node_gres on gpu01[0] has unknown keys size"),
-    ([{"type": "a100", "count": 0, "file": "/dev/nvidia0"}], "count 0 is not a whole number from 1 to 1024"),
-    ([{"type": "a100", "count": "x", "file": "/dev/nvidia0"}], 'count "x" is not a whole number'),
-    ([{"type": "a100", "count": "9" * 5000, "file": "/dev/nvidia0"}], "is not a whole number from 1 to 1024"),
-    ([{"type": "a100", "count": 2, "file": "nvidia[0-1]"}], 'file "nvidia[0-1]" is not a device path'),
-    ([{"type": "a100", "count": 2, "file": "/dev/nvidia[0-3]"}], "file /dev/nvidia[0-3] names 4 devices but count is 2"),
-    ([{"type": "a100", "count": 2}], "a GPU needs file"),
-    ([{"type": "a 100", "count": 1, "file": "/dev/nvidia0"}], 'type "a 100" is not a GRES type'),
-    ([{"count": 1, "file": "/dev/nvidia0", "cores": "0-x"}], 'cores "0-x" is not a CPU list'),
-    ([{"count": 1, "file": "/dev/nvidia0", "links": "a,b"}], 'links "a,b" is not a list of link counts'),
-])
-def test_gres_override_errors(gres, expected):
-    errors = _errors(_inventory(1, gpu01={"slurm_node_gres": gres}))
-    assert any(expected in error for error in errors), errors
-
-
-# --- restart decision --------------------------------------------------------
-
-def test_restart_changes():
-    keys = ["SelectTypeParameters", "SlurmctldHost"]
-    new = build_model(_inventory(2), _settings())["restart"]
-    assert new["nodes"] == ["gpu[01-02]:%s:979450:128" % V100]
-    assert restart_changes(new, new, keys) == []
-    old_format = dict(new, nodes=["gpu01:%s:979450:128" % V100, "gpu02:%s:979450:128" % V100])
-    assert restart_changes(old_format, new, keys) == []
-    changed = dict(new, settings=dict(new["settings"], SelectTypeParameters="CR_Core"))
-    assert restart_changes(changed, new, keys) == ["SelectTypeParameters CR_Core -> CR_Core_Memory"]
-    fewer = dict(new, nodes=["gpu01:%s:979450:128" % V100, "gpu03:gpu:1:10:2"])
-    assert restart_changes(fewer, new, keys) == ["node definitions (gres:memory:cpus): removed gpu03; added gpu02"]
-    assert restart_changes(dict(new, configless=True), new, keys) == ["configless mode True -> False"]
-    assert restart_changes("garbage", new, keys) == ["no record of the settings the daemons run with"]
-
-
-# --- files and logs ------------------------------------------------------------
+# --- files and logs -------------------------------------------------------------------------
 
 PATHS = {"config_dir": "/etc/slurm", "log_dir": "/var/log/slurm", "state_dir": "/var/lib/slurm/slurmctld",
          "spool_dir": "/var/lib/slurm/slurmd", "slurmd_env_file": "/etc/default/slurmd",
@@ -390,50 +1266,193 @@ def test_host_files_follow_the_host_entry():
                                 "group": "slurm", "mode": "0750"}
 
 
-def test_log_errors_keeps_the_last_distinct_error_lines():
-    lines = ["[2026-11-24T00:57:40.1] error: old", "info line", "[2026-11-24T00:57:41.2] error: Bad SelectTypeParameter: CR_Bogus",
-             "error: Bad SelectTypeParameter: CR_Bogus", "fatal: Unable to process configuration file"]
-    assert log_errors(lines, limit=2) == ["error: Bad SelectTypeParameter: CR_Bogus",
-                                          "fatal: Unable to process configuration file"]
-    assert log_errors(["x" * 500 + " error"], width=10) == ["x" * 10]
-    assert log_errors(None) == []
+def test_host_files_in_configless_mode():
+    model = build_model(_inventory(1, dbd="db"), _settings(configless=True, accounting=True))
+    node = host_files(model["hosts"]["gpu01"], PATHS, CONTENTS, configless=True)
+    assert [entry["path"] for entry in node["config"]] == ["/etc/slurm", "/var/log/slurm", "/var/lib/slurm/slurmd"]
+    assert [entry.get("content", entry.get("state")) for entry in node["slurmd"]] == ["E", "directory", "D"]
+    ctl = host_files(model["hosts"]["ctl"], PATHS, CONTENTS, configless=True)
+    assert [entry["path"] for entry in ctl["slurmd"]] == ["/etc/slurm/gres.conf"]
+    dbd = host_files(model["hosts"]["db"], PATHS, CONTENTS, configless=True)
+    assert [entry["path"] for entry in dbd["config"]] == [
+        "/etc/slurm", "/var/log/slurm", "/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf"]
+    assert dbd["slurmd"] == []
 
 
-def test_bad_shapes_are_a_model_error_not_a_traceback():
-    with pytest.raises(SlurmModelError):
-        build_model([], {})
+SLURMCTLD_LOG = [
+    "[2026-11-24T00:57:39.001] slurmctld version 22.05.8 started on cluster lab",
+    "[2026-11-24T00:57:40.102] error: old problem",
+    "[2026-11-24T00:57:40.103] debug:  no errors here",
+    "[2026-11-24T00:57:41.204] error: Bad SelectTypeParameter: CR_Bogus",
+    "[2026-11-24T00:57:41.205] error: Bad SelectTypeParameter: CR_Bogus",
+    "error: Bad SelectTypeParameter: CR_Bogus",
+    "[2026-11-24T00:57:41.206] fatal: Unable to process configuration file",
+    "slurmctld.service: Main process exited, code=exited, status=1/FAILURE",
+]
 
 
-# --- properties ----------------------------------------------------------------
+@pytest.mark.parametrize("lines, kwargs, expected", [
+    (SLURMCTLD_LOG, {}, ["error: old problem", "error: Bad SelectTypeParameter: CR_Bogus",
+                         "fatal: Unable to process configuration file"]),
+    (SLURMCTLD_LOG, {"limit": 2}, ["error: Bad SelectTypeParameter: CR_Bogus", "fatal: Unable to process configuration file"]),
+    (SLURMCTLD_LOG, {"limit": 1}, ["fatal: Unable to process configuration file"]),
+    (SLURMCTLD_LOG, {"limit": 0}, []),
+    (SLURMCTLD_LOG, {"width": 12}, ["error: old p", "error: Bad S", "fatal: Unabl"]),
+    (["x" * 500 + " error"], {"width": 10}, ["x" * 10]),
+    (["slurmd[812]: ERROR: Unable to read GRES config"], {}, ["slurmd[812]: ERROR: Unable to read GRES config"]),
+    (["  [ts]   fatal: no   "], {}, ["fatal: no"]),
+    (["errors: 0", "terror", "info: ok"], {}, []),
+    ([], {}, []),
+    (None, {}, []),
+])
+def test_log_errors(lines, kwargs, expected):
+    assert log_errors(lines, **kwargs) == expected
 
-JUNK = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 30, max_value=10 ** 30), st.text(max_size=30),
-                 st.lists(st.text(max_size=5), max_size=3), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3))
+
+def test_log_errors_reads_only_the_last_2000_lines():
+    assert log_errors(["error: early"] + ["info"] * 2000) == []
+    assert log_errors(["error: early"] + ["info"] * 1999) == ["error: early"]
+
+
+# --- properties ---------------------------------------------------------------------------
+
+TEXT_WITH_NEWLINES = st.text(alphabet=st.sampled_from(list("gpu01 _-.#:=[]\n\t,") + ["\x00", "\u2028"]), max_size=20)
+SCALAR = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 30, max_value=10 ** 30), st.text(max_size=20),
+                   TEXT_WITH_NEWLINES, st.just("9" * 5000))
+JUNK = st.recursive(
+    SCALAR, lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=6)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(key=st.sampled_from(["slurm_node_name", "slurm_node_addr", "slurm_node_gres", "slurm_node_real_memory",
-                            "slurm_node_features", "slurm_node_weight"]), value=JUNK,
-       setting=st.sampled_from(["partitions", "cluster_name", "dbd_accounts", "munge_key_length", "config"]), junk=JUNK)
-def test_junk_in_host_vars_or_settings_gives_errors_not_exceptions(key, value, setting, junk):
-    inventory = _inventory(2, gpu01={key: value})
-    changes = {setting: junk, "accounting": True}
-    if setting == "config" and not isinstance(junk, dict):
-        changes = {"accounting": True}
-    model = build_model(inventory, _settings(**changes))
+@given(host_vars=st.dictionaries(st.sampled_from(NODE_VARS), JUNK, max_size=3),
+       changes=st.dictionaries(st.sampled_from(SETTING_KEYS), JUNK, max_size=3),
+       running=st.one_of(st.none(), TEXT_WITH_NEWLINES))
+def test_junk_in_host_vars_or_settings_gives_errors_not_exceptions(host_vars, changes, running):
+    inventory = _inventory(2, gpu01=host_vars)
+    settings_ = _settings(accounting=True)
+    settings_.update(changes)
+    model = build_model(inventory, settings_, running)
+    assert isinstance(model["errors"], list) and all(isinstance(error, str) for error in model["errors"])
+    assert all(isinstance(line, str) and "\n" not in line for line in model["slurm_conf"] + model["cgroup_conf"]) or \
+        model["errors"]
+    assert isinstance(check_inventory(inventory, settings_), list)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(partitions=JUNK, accounts=JUNK)
+def test_junk_partitions_and_accounts_give_errors_not_exceptions(partitions, accounts):
+    model = build_model(_inventory(2), _settings(partitions=partitions, accounting=True, dbd_accounts=accounts))
     assert isinstance(model["errors"], list)
 
 
-@settings(max_examples=30, deadline=None)
-@given(numbers=st.sets(st.integers(min_value=1, max_value=5000), min_size=1, max_size=60))
-def test_identical_nodes_always_give_one_line_whose_hostlist_expands_back(numbers):
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(parts=st.lists(st.fixed_dictionaries({"name": st.sampled_from(["gpu", "debug", "a b", ""])}, optional={
+    "nodes": st.one_of(st.just("ALL"), st.lists(st.one_of(st.sampled_from(["gpu01", "gpu02", "gpu09"]), JUNK), max_size=3)),
+    "default": JUNK, "options": st.dictionaries(st.sampled_from(["MaxTime", "Hidden", "maxtime", "X"]), JUNK, max_size=2),
+}), max_size=3))
+def test_partition_shaped_junk_gives_errors_not_exceptions(parts):
+    model = build_model(_inventory(2), _settings(partitions=parts))
+    assert isinstance(model["errors"], list)
+
+
+NODE_NAME = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,12}", fullmatch=True)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(names=st.lists(NODE_NAME, min_size=1, max_size=40, unique=True))
+def test_identical_nodes_always_give_one_line_whose_hostlist_expands_back(names):
     inventory = _inventory(0)
-    for number in sorted(numbers):
-        host = "n%04d" % number
-        inventory["computes"].append(host)
-        inventory["hosts"][host] = {"facts": dict(SERVER, hostname=host), "gpus": GPUS, "vars": {}}
+    for name in names:
+        _add(inventory, name)
     model = build_model(inventory, _settings())
+    assert model["errors"] == []
     lines = _node_lines(model)
     assert len(lines) == 1
-    assert sorted(expand(lines[0].split()[0][len("NodeName="):])) == sorted(inventory["computes"])
-    assert parse_node_gres("\n".join(model["slurm_conf"])) == dict((host, 8) for host in inventory["computes"])
-    assert restart_changes(model["restart"], model["restart"], ["SelectTypeParameters"]) == []
+    assert lines[0].endswith(" " + SERVER_LINE)
+    assert sorted(expand(lines[0].split()[0][len("NodeName="):])) == sorted(names)
+    assert len(expand(lines[0].split()[0][len("NodeName="):])) == len(names)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(numbers=st.sets(st.integers(min_value=0, max_value=5000), min_size=1, max_size=60),
+       fqdn=st.booleans(), width=st.integers(min_value=1, max_value=5))
+def test_numbered_nodes_give_one_line_with_the_names_slurm_knows(numbers, fqdn, width):
+    inventory = _inventory(0)
+    names = ["gpu%0*d" % (width, number) for number in sorted(numbers)]
+    for name in names:
+        host = name + ".example.org" if fqdn else name
+        _add(inventory, host, hostname=name if fqdn else None)
+        inventory["hosts"][host]["facts"].pop("hostname") if fqdn else None
+    model = build_model(inventory, _settings())
+    lines = _node_lines(model)
+    assert model["errors"] == [] and len(lines) == 1
+    assert expand(lines[0].split()[0][len("NodeName="):]) == names
+
+
+SETTING_VALUE = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10 ** 6, max_value=10 ** 6),
+                          st.text(max_size=20), st.lists(st.text(max_size=5), max_size=3))
+FINGERPRINT_NODE = st.builds(
+    lambda names, gres, memory, cpus: "%s:%s:%d:%d" % (names, gres, memory, cpus),
+    st.one_of(NODE_NAME, st.builds(lambda low, high: "n[%d-%d]" % (low, low + high), st.integers(0, 50),
+                                   st.integers(0, 50))),
+    st.sampled_from(["", V100, "gpu:a100:4,gpu:t4:2", "gpu:2(S:0-1)"]), st.integers(0, 10 ** 7), st.integers(1, 512))
+FINGERPRINT = st.fixed_dictionaries({
+    "settings": st.dictionaries(st.sampled_from(["SelectTypeParameters", "SlurmctldHost", "AuthType", "Other"]),
+                                SETTING_VALUE, max_size=4),
+    "nodes": st.lists(FINGERPRINT_NODE, max_size=6),
+    "configless": st.booleans(),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(fingerprint=FINGERPRINT, keys=st.lists(st.sampled_from(["SelectTypeParameters", "SlurmctldHost", "AuthType"])))
+def test_a_fingerprint_has_no_changes_against_itself(fingerprint, keys):
+    assert restart_changes(fingerprint, fingerprint, keys) == []
+    assert restart_changes(json.loads(json.dumps(fingerprint)), fingerprint, keys) == []
+    assert restart_changes(copy.deepcopy(fingerprint), fingerprint, keys) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(old=st.one_of(FINGERPRINT, JUNK), new=FINGERPRINT,
+       keys=st.lists(st.sampled_from(["SelectTypeParameters", "SlurmctldHost", "AuthType"])))
+def test_restart_changes_never_raise(old, new, keys):
+    changes = restart_changes(old, new, keys)
+    assert isinstance(changes, list) and all(isinstance(change, str) for change in changes)
+
+
+GRES_ENTRY = st.builds(
+    lambda gtype, count, first: {"type": gtype, "count": count,
+                                 "file": "/dev/nvidia%d" % first if count == 1
+                                 else "/dev/nvidia[%d-%d]" % (first, first + count - 1)},
+    st.one_of(st.none(), st.from_regex(r"[a-z][a-z0-9_.-]{0,10}", fullmatch=True)), st.integers(1, 16),
+    st.integers(0, 8))
+NODE_GRES = st.one_of(st.none(), st.lists(GRES_ENTRY, min_size=0, max_size=3),
+                      st.sampled_from(["facts", "facts4", "none"]))
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gres=st.lists(NODE_GRES, min_size=1, max_size=12), configless=st.booleans())
+def test_parse_node_gres_reads_back_the_gpu_counts_of_a_rendered_slurm_conf(gres, configless):
+    inventory = _inventory(0)
+    expected = {}
+    for number, node_gres in enumerate(gres, 1):
+        host = "gpu%02d" % number
+        if isinstance(node_gres, list):
+            _add(inventory, host, slurm_node_gres=node_gres)
+            expected[host] = sum(entry["count"] for entry in node_gres)
+        elif node_gres == "facts4":
+            _add(inventory, host, gpus=GPUS_4)
+            expected[host] = 4
+        elif node_gres == "none":
+            _add(inventory, host, gpus={})
+            expected[host] = 0
+        else:
+            _add(inventory, host)
+            expected[host] = 8
+    model = build_model(inventory, _settings(configless=configless))
+    assert model["errors"] == []
+    text = "\n".join(model["slurm_conf"]) + "\n"
+    assert parse_node_gres(text) == expected
+    # and a model built against its own output loses nothing
+    assert build_model(inventory, _settings(configless=configless), text)["errors"] == []
