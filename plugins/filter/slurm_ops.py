@@ -16,6 +16,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils import _slurm_ops as ops
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_ops import SlurmOpsError
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
 
 
 def _call(name, func, *args):
@@ -24,7 +25,7 @@ def _call(name, func, *args):
     except SlurmOpsError as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, exc))
+        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 
 def slurm_upgrade_check(installed, target, max_jump=None):

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
 from ansible_collections.gpuops.cluster.plugins.module_utils import _validate_checks as checks
 
@@ -18,7 +19,7 @@ def _call(name, func, *args):
     except ValidateError as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
     except (AttributeError, KeyError, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, exc))
+        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 
 def validate_node_checks(data, expect):

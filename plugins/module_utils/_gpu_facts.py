@@ -45,7 +45,7 @@ import copy
 import re
 import xml.etree.ElementTree as ET
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, as_text, guarded, small_int
 
 
 class GpuFactsError(Exception):
@@ -102,11 +102,10 @@ def _short_repr(value, limit=40):
 
 
 def _as_text(data, what):
-    if isinstance(data, bytes):
-        return data.decode("utf-8", "replace")
-    if isinstance(data, str):
-        return data
-    raise GpuFactsError("%s: expected text, got %s" % (what, type(data).__name__))
+    """data as text: bytes that are not UTF-8 (and lone surrogates) read as U+FFFD; GpuFactsError for non-text."""
+    if not isinstance(data, (str, bytes, bytearray)):
+        raise GpuFactsError("%s: expected text, got %s" % (what, type(data).__name__))
+    return as_text(data, what, GpuFactsError)
 
 
 def _is_na(value):
@@ -132,11 +131,10 @@ def _int_text(text, where, path):
         return None
     if not _INT_RE.fullmatch(value):
         raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, not a number" % (where, path, _snippet(value)))
-    try:
-        return int(value)
-    except ValueError:
-        # More digits than int() reads (Python 3.11+: sys.get_int_max_str_digits()).
+    if len(value) > MAX_DIGITS:
+        # No count nvidia-smi prints has that many digits (and Python 3.11+ refuses int() of 4,300).
         raise GpuFactsError("nvidia-smi -q -x: %s %s is %s, too long a number" % (where, path, _snippet(value)))
+    return int(value)
 
 
 def _int_field(node, path, where):
@@ -173,11 +171,11 @@ def _width_field(node, path, where):
     return _int_text(match.group(1), where, path)
 
 
-def _mib_field(node, path):
+def _mib_field(node, path, where):
     """An amount like '81920 MiB' as an int; None when absent, N/A or in another unit."""
     value = _field(node, path)
     match = _MIB_RE.fullmatch(value) if value is not None else None
-    return int(match.group(1)) if match else None
+    return _int_text(match.group(1), where, path) if match else None
 
 
 def normalize_pci_bus_id(text):
@@ -214,7 +212,7 @@ def _mig_devices(node, where, minor):
             "gpu_instance_id": _int_field(dev, "gpu_instance_id", mig_where),
             "compute_instance_id": _int_field(dev, "compute_instance_id", mig_where),
             "multiprocessor_count": _int_field(dev, "device_attributes/shared/multiprocessor_count", mig_where),
-            "memory_mib": _mib_field(dev, "fb_memory_usage/total"),
+            "memory_mib": _mib_field(dev, "fb_memory_usage/total", mig_where),
             # -q -x names no profile and no slice count: nvidia-smi -L does (apply_mig_profiles).
             "profile": None,
             "uuid": None,
@@ -327,9 +325,9 @@ def _gpu(node, position):
         "uuid": _field(node, "uuid"),
         "name": name,
         "slurm_type": slurm_type_name(name),
-        "memory_mib": _mib_field(node, "fb_memory_usage/total"),
+        "memory_mib": _mib_field(node, "fb_memory_usage/total", where),
         "pci_bus_id": pci_bus_id,
-        "numa_node": int(numa) if numa is not None and _INT_RE.fullmatch(numa) else None,
+        "numa_node": _int_text(numa, where, "numa_node") if numa is not None and _INT_RE.fullmatch(numa) else None,
         "mig_mode": current_mig if current_mig in ("enabled", "disabled") else None,
         "mig_devices": _mig_devices(node, where, minor),
         "persistence_mode": _mode_field(node, "persistence_mode"),
@@ -367,7 +365,7 @@ def parse_smi_xml(text):
     return {
         "driver_version": _field(root, "driver_version"),
         "cuda_version": _field(root, "cuda_version"),
-        "attached_gpus": int(attached) if attached is not None and _INT_RE.fullmatch(attached) else None,
+        "attached_gpus": _int_text(attached, "log", "attached_gpus") if attached is not None and _INT_RE.fullmatch(attached) else None,
         "gpus": gpus,
     }
 
@@ -384,23 +382,26 @@ def parse_smi_list(text):
     """
     body = _as_text(text, "nvidia-smi -L")
     gpus = []
-    for raw in body.splitlines():
+    for number, raw in enumerate(body.splitlines(), 1):
         line = raw.rstrip()
         if not line.strip():
             continue
+        where = "nvidia-smi -L line %d" % number
         match = _L_GPU_RE.fullmatch(line)
         if match:
-            gpus.append({"index": int(match.group(1)), "name": match.group(2), "uuid": match.group(3), "mig_devices": []})
+            gpus.append({"index": small_int(match.group(1), where + ": GPU index", GpuFactsError),
+                         "name": match.group(2), "uuid": match.group(3), "mig_devices": []})
             continue
         match = _L_MIG_RE.fullmatch(line)
         if match and gpus:
             legacy = _L_LEGACY_MIG_UUID_RE.fullmatch(match.group(3))
             gpus[-1]["mig_devices"].append({
-                "index": int(match.group(2)),
+                "index": small_int(match.group(2), where + ": MIG device index", GpuFactsError),
                 "profile": match.group(1),
                 "uuid": match.group(3),
-                "gpu_instance_id": int(legacy.group(1)) if legacy else None,
-                "compute_instance_id": int(legacy.group(2)) if legacy else None,
+                "gpu_instance_id": small_int(legacy.group(1), where + ": GPU instance id", GpuFactsError) if legacy else None,
+                "compute_instance_id": (small_int(legacy.group(2), where + ": compute instance id", GpuFactsError)
+                                        if legacy else None),
             })
             continue
         raise GpuFactsError("nvidia-smi -L: unexpected line %s" % _snippet(line.strip()))
@@ -445,14 +446,15 @@ def parse_mig_minors(text):
     """``/proc/driver/nvidia-caps/mig-minors`` as {name: minor}, e.g. {'gpu0/gi1/access': 12}."""
     body = _as_text(text, "mig-minors")
     result = {}
-    for raw in body.splitlines():
+    for number, raw in enumerate(body.splitlines(), 1):
         line = raw.strip()
         if not line:
             continue
         match = _MIG_MINOR_RE.fullmatch(line)
         if not match:
             raise GpuFactsError("mig-minors: unexpected line %s" % _snippet(line))
-        result[match.group(1)] = int(match.group(2))
+        result[match.group(1)] = small_int(match.group(2), "mig-minors line %d: minor of %s" % (number, _snippet(match.group(1), 40)),
+                                           GpuFactsError)
     return result
 
 
@@ -480,6 +482,7 @@ def _check_header(header, columns):
     if not columns or columns[0] != "GPU0":
         raise GpuFactsError("nvidia-smi topo -m: unexpected header %s" % _snippet(header.strip()))
     devices = []
+    seen = set()
     trailing = []
     for column in columns:
         if column in _TRAILING_COLUMNS:
@@ -489,15 +492,16 @@ def _check_header(header, columns):
             continue
         if trailing:
             raise GpuFactsError("nvidia-smi topo -m: unexpected header column %s after %r" % (_snippet(column), trailing[-1]))
-        if not _DEVICE_COL_RE.fullmatch(column) or _LINK_RE.fullmatch(column) or column in devices:
+        if not _DEVICE_COL_RE.fullmatch(column) or _LINK_RE.fullmatch(column) or column in seen:
             raise GpuFactsError("nvidia-smi topo -m: unexpected header column %s" % _snippet(column))
         devices.append(column)
+        seen.add(column)
     gpu_count = 0
     for column in devices:
         match = _GPU_COL_RE.fullmatch(column)
         if not match:
             break
-        if int(match.group(1)) != gpu_count or column != "GPU%d" % gpu_count:
+        if column != "GPU%d" % gpu_count:
             raise GpuFactsError("nvidia-smi topo -m: header column %s out of order (expected GPU%d)" % (_snippet(column), gpu_count))
         gpu_count += 1
     for column in devices[gpu_count:]:
@@ -533,7 +537,9 @@ def _affinity(label, trailing, extra, warnings):
     gpu_numa = values["GPU NUMA ID"]
     if gpu_numa is not None and not _INT_RE.fullmatch(gpu_numa):
         raise GpuFactsError("nvidia-smi topo -m: row %s GPU NUMA ID %s is not a number" % (label, _snippet(gpu_numa)))
-    return cpus, numa, int(gpu_numa) if gpu_numa is not None else None
+    if gpu_numa is not None:
+        gpu_numa = small_int(gpu_numa, "nvidia-smi topo -m: row %s GPU NUMA ID" % label, GpuFactsError)
+    return cpus, numa, gpu_numa
 
 
 def parse_topo(text):
@@ -557,6 +563,7 @@ def parse_topo(text):
     header = lines[start]
     devices, gpu_count, trailing = _check_header(header, _header_columns(header))
     width = len(devices)
+    positions = dict((device, position) for position, device in enumerate(devices))
     matrix = {}
     warnings = []
     gpus = {}
@@ -567,7 +574,7 @@ def parse_topo(text):
         end += 1
         tokens = line.split()
         label = tokens[0]
-        if label not in devices:
+        if label not in positions:
             raise GpuFactsError("nvidia-smi topo -m: row %s is not a column of the header" % _snippet(label))
         if label in matrix:
             raise GpuFactsError("nvidia-smi topo -m: row %s twice" % label)
@@ -584,14 +591,16 @@ def parse_topo(text):
         matrix[label] = row
         extra = tokens[1 + width:]
         gpu_match = _GPU_COL_RE.fullmatch(label)
-        if gpu_match and devices.index(label) < gpu_count:
+        if gpu_match and positions[label] < gpu_count:
             cpus, numa, gpu_numa = _affinity(label, trailing, extra, warnings)
             nvlinks = {}
-            for column in devices[:gpu_count]:
+            for peer, column in enumerate(devices[:gpu_count]):
                 if row[column].startswith("NV"):
-                    nvlinks[int(column[3:])] = int(row[column][2:])
-            gpus[int(gpu_match.group(1))] = {
-                "index": int(gpu_match.group(1)),
+                    nvlinks[peer] = small_int(
+                        row[column][2:], "nvidia-smi topo -m: row %s column %s: NVLink count" % (label, column), GpuFactsError)
+            position = positions[label]
+            gpus[position] = {
+                "index": position,
                 "cpu_affinity": cpus,
                 "numa_affinity": numa,
                 "gpu_numa_id": gpu_numa,
@@ -634,8 +643,12 @@ def cpu_list(text):
         match = _RANGE_RE.fullmatch(part.strip())
         if not match:
             raise GpuFactsError("bad CPU list %s" % _snippet(text))
-        low = int(match.group(1))
-        high = int(match.group(2)) if match.group(2) is not None else low
+        # Zeros stripped first: int() refuses 4,300 digits, zeros included (Python 3.11+).
+        bounds = [(group.lstrip("0") or "0") for group in match.groups() if group is not None]
+        if max(len(bound) for bound in bounds) > len(str(MAX_CPU_ID)):
+            raise GpuFactsError("bad CPU list %s: CPU id above %d" % (_snippet(text), MAX_CPU_ID))
+        low = int(bounds[0])
+        high = int(bounds[-1])
         if high < low:
             raise GpuFactsError("bad CPU list %s: range %s runs backwards" % (_snippet(text), part.strip()))
         if high > MAX_CPU_ID:
@@ -698,7 +711,8 @@ def mig_slurm_type(gpu, mig):
         if profile is None:
             raise GpuFactsError("GPU %d MIG device %d: profile unknown (nvidia-smi -L names it)" % (gpu["index"], mig["index"]))
         raise GpuFactsError("GPU %d MIG device %d: unreadable profile %s" % (gpu["index"], mig["index"], _snippet(profile)))
-    slices, gigabytes = int(match.group(1)), int(match.group(2))
+    where = "GPU %d MIG device %d: profile %s" % (gpu["index"], mig["index"], _snippet(profile))
+    slices, gigabytes = small_int(match.group(1), where, GpuFactsError), small_int(match.group(2), where, GpuFactsError)
     if mig.get("memory_mib") is not None:
         gigabytes = (mig["memory_mib"] * 2 + 1024) // 2048  # MiB / 1024 rounded half up, as Slurm's roundl()
     return "%s_%dg.%dgb" % (gpu["slurm_type"].split("-", 1)[0], slices, gigabytes)
@@ -890,7 +904,7 @@ def _peer_index(peer):
         return None
     if isinstance(peer, int):
         return peer
-    if isinstance(peer, str) and _INT_RE.fullmatch(peer):
+    if isinstance(peer, str) and _INT_RE.fullmatch(peer) and len(peer) <= MAX_DIGITS:
         return int(peer)
     return None
 

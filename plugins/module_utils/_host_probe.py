@@ -14,7 +14,7 @@ __metaclass__ = type
 import fnmatch
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, small_int
 
 
 class HostProbeError(Exception):
@@ -28,7 +28,13 @@ _DPKG_STATUSES = ("not-installed", "config-files", "half-installed", "unpacked",
 _RPM_NOT_INSTALLED = re.compile(r"^package \S+ is not installed$")
 # dnf writes locks as name-epoch:version-release.arch, yum as epoch:name-version-release.arch.
 _DNF_LOCK = re.compile(r"^(?P<name>.+?)-\d+:[^-]+-[^-]+$")
-_YUM_EPOCH = re.compile(r"^\d+:")
+_YUM_EPOCH = re.compile(r"^[0-9]+:")
+_EPOCH = re.compile(r"^[0-9]+$")
+
+
+def _shown(text, limit=120):
+    """repr() of text cut to limit characters, for a one-line message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
 
 
 def _not_installed(names):
@@ -47,14 +53,14 @@ def parse_dpkg_query_details(output, names):
     of its instances is; its version is that of the first installed one.
     """
     result = _not_installed(names)
-    for line in output.splitlines():
+    for line in as_text(output, "dpkg-query", HostProbeError).splitlines():
         line = line.strip()
         if not line:
             continue
         parts = line.split()
         if len(parts) not in (3, 4) or parts[1] not in _DPKG_STATUSES or parts[2] not in _DPKG_WANTS \
                 or (parts[1] == "installed" and len(parts) == 3):
-            raise HostProbeError("unexpected dpkg-query line: %r" % line)
+            raise HostProbeError("unexpected dpkg-query line: %s" % _shown(line))
         package, status, want = parts[0].split(":", 1)[0], parts[1], parts[2]  # drop an architecture qualifier
         if package not in result:
             continue
@@ -79,17 +85,18 @@ def parse_rpm_query_details(output, names, locked=()):
     result = _not_installed(names)
     for name in names:
         result[name]["held"] = any(fnmatch.fnmatchcase(name, pattern) for pattern in locked)
-    for line in output.splitlines():
+    for number, line in enumerate(as_text(output, "rpm -q", HostProbeError).splitlines(), 1):
         line = line.strip()
         if not line or _RPM_NOT_INSTALLED.match(line):
             continue
         parts = line.split()
-        if len(parts) != 3 or not parts[1].isdigit() or "-" not in parts[2]:
-            raise HostProbeError("unexpected rpm line: %r" % line)
+        if len(parts) != 3 or not _EPOCH.match(parts[1]) or "-" not in parts[2]:
+            raise HostProbeError("unexpected rpm line: %s" % _shown(line))
         package, epoch, version = parts
         if package in result:
+            epoch_number = small_int(epoch, "rpm -q line %d: epoch of %s" % (number, _shown(package)), HostProbeError)
             result[package]["installed"] = True
-            result[package]["version"] = version if int(epoch) == 0 else "%s:%s" % (epoch, version)
+            result[package]["version"] = version if epoch_number == 0 else "%s:%s" % (epoch, version)
     return result
 
 
@@ -104,7 +111,8 @@ def parse_versionlock_list(content):
     as are comments and blank lines.
     """
     names = []
-    for line in content.splitlines():
+    seen = set()
+    for line in as_text(content, "versionlock list", HostProbeError).splitlines():
         entry = line.strip()
         if not entry or entry.startswith("#") or entry.startswith("!"):
             continue
@@ -116,7 +124,8 @@ def parse_versionlock_list(content):
             parts = entry.rsplit("-", 2)
             # name-version-release when the version looks like one; otherwise a bare name.
             name = parts[0] if len(parts) == 3 and parts[1][:1].isdigit() else entry
-        if name not in names:
+        if name not in seen:
+            seen.add(name)
             names.append(name)
     return names
 
@@ -134,7 +143,8 @@ def parse_systemctl_show(output):
         if not block:
             return
         if "Id" not in block:
-            raise HostProbeError("systemctl show block without Id: %r" % (block,))
+            shown = repr(block)
+            raise HostProbeError("systemctl show block without Id: %s" % (shown if len(shown) <= 120 else shown[:120] + "..."))
         name = block["Id"]
         if name.endswith(".service"):
             name = name[: -len(".service")]
@@ -145,14 +155,14 @@ def parse_systemctl_show(output):
             "state": block.get("ActiveState", "unknown"),
         }
 
-    for raw in output.splitlines():
+    for raw in as_text(output, "systemctl show", HostProbeError).splitlines():
         line = raw.strip()
         if not line:
             flush()
             block = {}
             continue
         if "=" not in line:
-            raise HostProbeError("unexpected systemctl show line: %r" % line)
+            raise HostProbeError("unexpected systemctl show line: %s" % _shown(line))
         key, value = line.split("=", 1)
         block[key] = value
     flush()

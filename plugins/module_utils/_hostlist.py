@@ -26,6 +26,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import itertools
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
@@ -260,24 +261,37 @@ def _bracket_values(text, body, offset):
 
 
 def _expand_item(text, item, offset):
-    """The host names of one item: literal text and bracket groups, left to right."""
-    names = [""]
+    """The host names of one item: literal text and bracket groups, left to right.
+
+    Text common to every name (literals, one-value brackets) is gathered and
+    each name joined once at the end, so an item with many brackets costs the
+    length of its names, not their square.
+    """
+    parts = []  # [alternatives] for each run of common text and each bracket of several values
+    common = []
+    count = 1
     pos = 0
     while pos < len(item):
         open_at = item.find("[", pos)
         if open_at < 0:
-            literal, pos = item[pos:], len(item)
-            names = [name + literal for name in names]
-            continue
+            common.append(item[pos:])
+            break
         close_at = item.index("]", open_at)
-        literal = item[pos:open_at]
+        common.append(item[pos:open_at])
         values = _bracket_values(text, item[open_at + 1:close_at], offset + open_at)
-        if len(names) * len(values) > MAX_HOSTS:
+        count *= len(values)
+        if count > MAX_HOSTS:
             raise HostlistError(
                 "%s expands to more than %d host names" % (_shown(item), MAX_HOSTS))
-        names = [name + literal + value for name in names for value in values]
+        if len(values) == 1:
+            common.append(values[0])
+        else:
+            parts.append(["".join(common)])
+            common = []
+            parts.append(values)
         pos = close_at + 1
-    return names
+    parts.append(["".join(common)])
+    return ["".join(combination) for combination in itertools.product(*parts)]
 
 
 def expand(expr):

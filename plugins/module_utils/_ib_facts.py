@@ -32,7 +32,8 @@ import ipaddress
 import os
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import (
+    MAX_DIGITS, as_text, guarded, number_key, small_float, small_int)
 
 
 class IbFactsError(Exception):
@@ -44,13 +45,16 @@ SELECT_CHOICES = ("auto", "ib", "roce", "all")
 INFINIBAND = "InfiniBand"
 ETHERNET = "Ethernet"
 
-# Control characters other than TAB, LF and CR, DEL, and the lone surrogates
-# that undecodable bytes become when output is decoded with surrogateescape.
-_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# Control characters other than TAB, LF and CR, and DEL (binary output, a
+# broken HCA's garbage). Bytes that are not UTF-8 are read as U+FFFD first.
+_NOT_TEXT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Sysfs attribute files: the same, and the U+FFFD of undecodable bytes.
+_NOT_SYSFS_TEXT = re.compile(u"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ufffd]")
 
 _CA_RE = re.compile(r"^CA '([^'\s]+)'$")
 _PORT_RE = re.compile(r"^Port ([0-9]+):$")
-_FIELD_RE = re.compile(r"^([A-Za-z][A-Za-z ]*?)\s*:(?:\s+(.*))?$")
+# The key of a "Key: value" line (split at its first ':', so the time is linear in the line).
+_FIELD_KEY_RE = re.compile(r"^[A-Za-z][A-Za-z ]*$")
 _NUMBER_RE = re.compile(r"^[0-9]+(?:\.[0-9]+)?$")
 _DIGITS_RE = re.compile(r"^[0-9]+$")
 _PANIC_DEVICE_RE = re.compile(r"IB device '([^']+)'|'([^']+)' IB device")
@@ -75,38 +79,27 @@ def _clip(text, limit=60):
 
 
 def _as_text(data, what):
-    """data as str; IbFactsError when it is binary (bad UTF-8, NUL or other control bytes)."""
-    if isinstance(data, bytes):
-        try:
-            data = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise IbFactsError("%s is not text: byte 0x%02x at offset %d is not UTF-8"
-                               % (what, bytearray(data)[exc.start], exc.start))
-    if not isinstance(data, str):
+    """data as str, bytes that are not UTF-8 (and lone surrogates) read as U+FFFD; IbFactsError for
+    what is not text, or holds NUL or other control characters (binary output)."""
+    if not isinstance(data, (str, bytes, bytearray)):
         raise IbFactsError("%s must be text, got %s" % (what, type(data).__name__))
+    data = as_text(data, what, IbFactsError)
     match = _NOT_TEXT.search(data)
     if match:
-        code = ord(match.group(0))
         line = data.count("\n", 0, match.start()) + 1
-        if code >= 0xd800:
-            if 0xdc80 <= code <= 0xdcff:
-                reason = "undecodable byte 0x%02x" % (code - 0xdc00)
-            else:
-                reason = "lone surrogate U+%04X" % code
-        else:
-            reason = "control character 0x%02x" % code
-        raise IbFactsError("%s is not text: %s on line %d" % (what, reason, line))
+        raise IbFactsError("%s is not text: control character 0x%02x on line %d" % (what, ord(match.group(0)), line))
     return data
 
 
 def natural_key(name):
-    """Sort key that orders digit runs by value: mlx5_2 before mlx5_10."""
+    """Sort key that orders digit runs by value: mlx5_2 before mlx5_10 (any number of digits)."""
     parts = re.split(r"([0-9]+)", name)
-    return (tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), name)
+    return (tuple(number_key(part) if index % 2 else part for index, part in enumerate(parts)), name)
 
 
-def _number(text):
-    value = float(text)
+def _number(text, what):
+    """A rate such as '200' or '2.5' as 200 or 2.5; IbFactsError when it is not a finite number."""
+    value = small_float(text, what, IbFactsError)
     return int(value) if value.is_integer() else value
 
 
@@ -169,7 +162,7 @@ def parse_ibstat(text, stderr="", expected_devices=()):
             "port": port["number"],
             "state": fields["State"][0],
             "physical_state": fields["Physical state"][0],
-            "rate_gbps": _number(rate),
+            "rate_gbps": _number(rate, "ibstat line %d: CA '%s' port %d rate" % (rate_line, ca["name"], port["number"])),
             "link_layer": fields["Link layer"][0],
         })
 
@@ -185,10 +178,11 @@ def parse_ibstat(text, stderr="", expected_devices=()):
         if not _DIGITS_RE.match(count):
             raise IbFactsError("ibstat line %d: CA '%s' Number of ports %r is not a number"
                                % (count_line, ca["name"], _clip(count)))
-        if int(count) > len(ca["ports"]):
+        announced = small_int(count, "ibstat line %d: CA '%s' Number of ports" % (count_line, ca["name"]), IbFactsError)
+        if announced > len(ca["ports"]):
             raise IbFactsError("ibstat: CA '%s' announces %s port(s) but %d were printed (truncated output?)"
                                % (ca["name"], count, len(ca["ports"])))
-        if int(count) < len(ca["ports"]):
+        if announced < len(ca["ports"]):
             raise IbFactsError("ibstat: CA '%s' announces %s port(s) but %d were printed"
                                % (ca["name"], count, len(ca["ports"])))
         fields = ca["fields"]
@@ -218,20 +212,21 @@ def parse_ibstat(text, stderr="", expected_devices=()):
             if state["ca"] is None:
                 raise IbFactsError("ibstat line %d: %r comes before any \"CA '<name>'\" line" % (number, _clip(line)))
             finish_port()
-            port_number = int(match.group(1))
+            port_number = small_int(match.group(1), "ibstat line %d: port number" % number, IbFactsError)
             if port_number in state["ca"]["numbers"]:
                 raise IbFactsError("ibstat line %d: CA '%s' port %d is listed twice"
                                    % (number, state["ca"]["name"], port_number))
             state["ca"]["numbers"].add(port_number)
             state["port"] = {"number": port_number, "fields": {}}
             continue
-        match = _FIELD_RE.match(line)
-        if not match:
+        key, sep, value = line.partition(":")
+        key = key.rstrip()
+        if not sep or not _FIELD_KEY_RE.match(key) or (value and not value[0].isspace()):
             raise IbFactsError("ibstat line %d: cannot parse %r" % (number, _clip(line)))
         if state["ca"] is None:
             raise IbFactsError("ibstat line %d: %r comes before any \"CA '<name>'\" line" % (number, _clip(line)))
         target = state["port"] if state["port"] is not None else state["ca"]
-        target["fields"][match.group(1)] = ((match.group(2) or "").strip(), number)
+        target["fields"][key] = (value.strip(), number)
     finish_ca()
 
     panics = ibpanic_lines(text) + ibpanic_lines(stderr)
@@ -259,11 +254,8 @@ def _read(path):
             data = handle.read(4096)
     except (IOError, OSError):
         return None
-    try:
-        text = data.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        return None
-    if not text or _NOT_TEXT.search(text):
+    text = data.decode("utf-8", "replace").strip()
+    if not text or _NOT_SYSFS_TEXT.search(text):
         return None
     return text
 
@@ -279,7 +271,7 @@ def _indexed(directory):
     """{int(name): content} for the readable numbered files in directory."""
     result = {}
     for name in _listdir(directory):
-        if _DIGITS_RE.match(name):
+        if _DIGITS_RE.match(name) and len(name) <= MAX_DIGITS:
             value = _read(os.path.join(directory, name))
             if value is not None:
                 result[int(name)] = value
@@ -304,7 +296,12 @@ def sysfs_phys_state(text):
 def sysfs_rate(text):
     """'200 Gb/sec (4X HDR)' -> 200, '2.5 Gb/sec (1X SDR)' -> 2.5; None when unreadable."""
     match = _SYSFS_RATE_RE.match(text or "")
-    return _number(match.group(1)) if match else None
+    if not match:
+        return None
+    try:
+        return _number(match.group(1), "sysfs rate")
+    except IbFactsError:
+        return None
 
 
 def _guid(text):
@@ -360,7 +357,7 @@ def _netdevs_of_device(root, device_dir):
 def _port_netdev(port_number, port_count, netdevs):
     candidates = []
     for name, dev_port in netdevs.items():
-        if dev_port is not None and _DIGITS_RE.match(dev_port):
+        if dev_port is not None and _DIGITS_RE.match(dev_port) and len(dev_port) <= MAX_DIGITS:
             if int(dev_port) + 1 == port_number:
                 candidates.append(name)
         elif port_count == 1:
@@ -384,7 +381,7 @@ def read_sysfs(root):
     for name in sorted(_listdir(base), key=natural_key):
         device_dir = os.path.join(base, name)
         ports_dir = os.path.join(device_dir, "ports")
-        numbers = sorted(int(p) for p in _listdir(ports_dir) if _DIGITS_RE.match(p))
+        numbers = sorted(int(p) for p in _listdir(ports_dir) if _DIGITS_RE.match(p) and len(p) <= MAX_DIGITS)
         netdevs = _netdevs_of_device(root, device_dir)
         ports = {}
         for number in numbers:

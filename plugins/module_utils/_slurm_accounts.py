@@ -36,7 +36,7 @@ import json
 import re
 
 from ansible.module_utils.six import binary_type, integer_types, string_types, text_type
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, as_text, guarded, small_int
 
 
 class SlurmAccountsError(Exception):
@@ -86,6 +86,11 @@ def _q(value):
     return "a %s" % type(value).__name__
 
 
+def _quoted(text, limit=200):
+    """text in double quotes, JSON-escaped, cut to limit characters (then '...')."""
+    return json.dumps(text if len(text) <= limit else text[:limit] + "...")
+
+
 def show_commands(cluster):
     """The three read-only sacctmgr calls (argv without the binary), as (name, argv, fields)."""
     return [
@@ -109,15 +114,12 @@ def nothing_to_do(stdout, stderr):
 def parse_parsable(text, fields):
     """Rows of ``sacctmgr --noheader --parsable2`` output as dicts keyed by the lower-case field names.
 
-    Empty lines are skipped; a line with another number of ``|``-separated values raises.
+    Empty lines are skipped; a line with another number of ``|``-separated values raises. Bytes that
+    are not UTF-8 (and the lone surrogates that stand for them) are read as U+FFFD.
     """
-    if isinstance(text, binary_type) and not isinstance(text, text_type):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise SlurmAccountsError("sacctmgr printed bytes that are not UTF-8 text")
-    if not isinstance(text, string_types):
+    if not isinstance(text, (binary_type, text_type) + string_types):
         raise SlurmAccountsError("sacctmgr output must be text, not %s" % _q(text))
+    text = as_text(text, "sacctmgr output", SlurmAccountsError)
     keys = [_s(field).lower() for field in fields]
     if not keys:
         raise SlurmAccountsError("no field names given for the sacctmgr output")
@@ -130,7 +132,7 @@ def parse_parsable(text, fields):
         if len(values) != len(keys):
             raise SlurmAccountsError(
                 "sacctmgr output line %d has %d field(s) where %d (%s) were expected: %s"
-                % (number, len(values), len(keys), "|".join(fields), json.dumps(line)))
+                % (number, len(values), len(keys), "|".join(fields), _quoted(line)))
         rows.append(dict(zip(keys, values)))
     return rows
 
@@ -157,8 +159,8 @@ def _share(text, where):
     if text.lower() == "parent":
         return "parent"
     if _DIGITS.match(text):
-        return int(text)
-    raise SlurmAccountsError("%s: Share %s is neither a number nor 'parent'" % (where, json.dumps(text)))
+        return small_int(text, "%s: Share" % where, SlurmAccountsError)
+    raise SlurmAccountsError("%s: Share %s is neither a number nor 'parent'" % (where, _quoted(text)))
 
 
 def _row_limits(row):
@@ -231,7 +233,7 @@ def _fairshare(value, what):
         text = value.strip()
         if text.lower() == "parent":
             return "parent"
-        if _DIGITS.match(text) and int(text) > 0:
+        if _DIGITS.match(text) and len(text) <= MAX_DIGITS and int(text) > 0:
             return int(text)
     raise SlurmAccountsError("%s must be a positive integer or 'parent', not %s; write for example fairshare: 10"
                              % (what, _q(value)))
@@ -385,7 +387,7 @@ def _unset(value):
 def _tres_amount(name, amount):
     amount = amount.strip()
     if name == "mem":
-        match = re.match(r"^([0-9]+)([KMGTP]?)$", amount.upper())
+        match = re.match(r"^([0-9]{1,%d})([KMGTP]?)$" % MAX_DIGITS, amount.upper())
         if match:
             return int(match.group(1)) * _UNITS[match.group(2)]
     return amount.lower()
@@ -417,7 +419,8 @@ def _tres_map(value):
 def wall_minutes(value):
     """Minutes of a Slurm time limit (min, min:sec, hr:min:sec, days-hr[:min[:sec]]); None if unreadable."""
     text = _s(value).strip()
-    match = re.match(r"^(?:([0-9]+)-)?([0-9]+)(?::([0-9]+))?(?::([0-9]+))?$", text)
+    match = re.match(r"^(?:([0-9]{1,N})-)?([0-9]{1,N})(?::([0-9]{1,N}))?(?::([0-9]{1,N}))?$".replace("N", str(MAX_DIGITS)),
+                     text)
     if not match:
         return None
     days, first, second, third = match.groups()
@@ -443,7 +446,7 @@ def _comparable(key, value):
         return ("raw", text.lower()) if minutes is None else minutes
     if key == "QOS":
         return frozenset(part.strip().lower() for part in text.split(",") if part.strip())
-    if key in COUNT_KEYS and _DIGITS.match(text):
+    if key in COUNT_KEYS and _DIGITS.match(text) and len(text) <= MAX_DIGITS:
         return int(text)
     return text.lower()
 
@@ -774,3 +777,7 @@ def diff(current, desired, prune=False):
 
 # No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmAccountsError.
 parse_parsable = guarded(SlurmAccountsError, 'sacctmgr output')(parse_parsable)
+current_state = guarded(SlurmAccountsError, 'sacctmgr output')(current_state)
+normalize_desired = guarded(SlurmAccountsError, 'accounts')(normalize_desired)
+plan = guarded(SlurmAccountsError, 'sacctmgr plan')(plan)
+diff = guarded(SlurmAccountsError, 'sacctmgr diff')(diff)

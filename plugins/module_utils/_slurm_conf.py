@@ -3,9 +3,9 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Catalogue and validator of slurm.conf / cgroup.conf keys, plus a renderer.
 
-Pure Python, no Ansible imports: the filter plugin
-``gpuops.cluster.slurm_conf`` wraps these functions for the roles' preflight
-and templates.
+Pure Python, no Ansible imports: the cluster model (_slurm_model and its
+filters) uses these functions for the roles' preflight and templates. Any
+input, however hostile, gives a result or SlurmConfError.
 
 Where the data comes from
 -------------------------
@@ -47,9 +47,16 @@ import re
 
 from collections.abc import Mapping
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, guarded
+
 
 class SlurmConfError(Exception):
     """Bad input to the catalogue functions (version, kind, settings)."""
+
+
+def _shown(text, limit=100):
+    """text (a key, a version) for a message: at most limit characters (then '...')."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _names(text):
@@ -348,10 +355,14 @@ _VERSION_RE = re.compile(
 
 def version_tuple(text):
     """(major, minor, micro or None) of a Slurm version string, or None when it cannot be read."""
+    if not isinstance(text, str):
+        return None
     match = _VERSION_RE.match(text.strip())
     if match is None:
         return None
     micro = match.group(3)
+    if micro is not None and len(micro) > MAX_DIGITS:
+        return None
     return int(match.group(1)), int(match.group(2)), int(micro) if micro is not None else None
 
 
@@ -360,13 +371,13 @@ def _parse_version(version):
     if isinstance(version, bool) or not isinstance(version, str):
         raise SlurmConfError(
             "Slurm version must be a string such as '24.11.5' or '22.05', "
-            "got %r (quote it in YAML)" % (version,)
+            "got %s (quote it in YAML)" % _shown(repr(version))
         )
     parts = version_tuple(version)
     if parts is None:
         raise SlurmConfError(
-            "cannot read a Slurm version from %r; expected something like "
-            "'24.11.5' or '22.05'" % (version,)
+            "cannot read a Slurm version from %s; expected something like "
+            "'24.11.5' or '22.05'" % _shown(repr(version))
         )
     return parts[:2]
 
@@ -398,9 +409,9 @@ def series_for(version):
             best = series
     if best is None:
         raise SlurmConfError(
-            "Slurm %s (from %r) is older than the oldest catalogued series "
+            "Slurm %s (from %s) is older than the oldest catalogued series "
             "%s; supported series are %s"
-            % (_fmt(wanted), version, _KNOWN_SERIES[0],
+            % (_fmt(wanted), _shown(repr(version)), _KNOWN_SERIES[0],
                ", ".join(_KNOWN_SERIES))
         )
     return best
@@ -458,11 +469,12 @@ def check_keys(settings, kind, version, varname):
     for raw_key in settings:
         key = str(raw_key)
         lower = key.lower()
+        shown = _shown(key)
         if lower in seen:
             messages.append(
                 "%s: '%s' and '%s' are the same key to Slurm (keys are not "
                 "case-sensitive); keep only one of them."
-                % (varname, seen[lower], key)
+                % (varname, _shown(seen[lower]), shown)
             )
             continue
         seen[lower] = key
@@ -471,7 +483,7 @@ def check_keys(settings, kind, version, varname):
                 "%s: '%s' is a slurm.conf line type (node and partition "
                 "definitions), not a setting; nodes and partitions come from "
                 "the inventory (slurm_partitions and the slurm_compute "
-                "group); remove it." % (varname, key)
+                "group); remove it." % (varname, shown)
             )
             continue
         if lower in removed:
@@ -480,7 +492,7 @@ def check_keys(settings, kind, version, varname):
                 messages.append(
                     "%s: '%s' was removed in Slurm %s and is rejected by the "
                     "installed Slurm %s; remove it (%s)."
-                    % (varname, key, removed_in, _fmt(installed), hint)
+                    % (varname, shown, removed_in, _fmt(installed), hint)
                 )
             # Otherwise it was removed only after the installed release,
             # which still accepts it.
@@ -490,12 +502,12 @@ def check_keys(settings, kind, version, varname):
         if lower in other_known:
             messages.append(
                 "%s: '%s' is a %s key, not a %s key; move it to the %s "
-                "settings." % (varname, key, other_kind, kind, other_kind)
+                "settings." % (varname, shown, other_kind, kind, other_kind)
             )
             continue
         message = (
             "%s: '%s' is not a %s key in %s; fix the spelling or remove it"
-            % (varname, key, kind, where)
+            % (varname, shown, kind, where)
         )
         close = difflib.get_close_matches(
             lower, list(known), n=1, cutoff=_SUGGEST_CUTOFF
@@ -511,6 +523,11 @@ def _render_scalar(key, value):
         return "yes" if value else "no"
     if isinstance(value, str):
         return value.strip()
+    if isinstance(value, int) and abs(value) >= 10 ** MAX_DIGITS:
+        raise SlurmConfError(
+            "the number given for Slurm key '%s' has more than %d digits; Slurm reads none that long"
+            % (key, MAX_DIGITS)
+        )
     if isinstance(value, (int, float)):
         return str(value)
     raise SlurmConfError(
@@ -529,6 +546,11 @@ def _render_value(key, value):
             "the value of Slurm key '%s' contains a newline, which would end "
             "the line in the configuration file; put it on one line" % key
         )
+    if "\x00" in text:
+        raise SlurmConfError(
+            "the value of Slurm key '%s' contains a NUL character, where Slurm "
+            "would stop reading the line; remove it" % key
+        )
     return text
 
 
@@ -544,13 +566,19 @@ def render_lines(settings):
     for raw_key in settings:
         value = settings[raw_key]
         key = str(raw_key).strip()
-        if not key or re.search(r"[\s=#]", key):
+        if not key or re.search(r"[\s=#\x00-\x1f\x7f]", key):
             raise SlurmConfError(
-                "%r is not a usable Slurm key: it must be non-empty, without "
-                "spaces, '=' or '#'" % (raw_key,)
+                "%s is not a usable Slurm key: it must be non-empty, without "
+                "spaces, control characters, '=' or '#'" % _shown(repr(raw_key))
             )
         if value is None:
             continue
-        lines.append((key.lower(), key, "%s=%s" % (key, _render_value(key, value))))
+        lines.append((key.lower(), key, "%s=%s" % (key, _render_value(_shown(key), value))))
     lines.sort()
     return [line for _lower, _key, line in lines]
+
+
+# No error of Python's own leaves these: anything no rule foresaw becomes SlurmConfError.
+series_for = guarded(SlurmConfError, 'Slurm version')(series_for)
+check_keys = guarded(SlurmConfError, 'Slurm settings')(check_keys)
+render_lines = guarded(SlurmConfError, 'Slurm settings')(render_lines)

@@ -37,7 +37,8 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress, expand
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import version_tuple
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, TEXT_TYPES, as_text, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import (
+    MAX_DIGITS, TEXT_TYPES, as_text, clip, guarded, number_key)
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError, parse_scontrol_nodes
 
 # Text, and the str of Python 2 (bytes, decoded by _as_text before any use).
@@ -52,7 +53,7 @@ _clip = clip
 
 
 def _as_text(data, what):
-    """data as text; SlurmOpsError for None, numbers, or bytes that are not UTF-8."""
+    """data as text (bytes that are not UTF-8 read as U+FFFD); SlurmOpsError for None, numbers and the like."""
     return as_text(data, what, SlurmOpsError)
 
 
@@ -62,10 +63,10 @@ def _one_line(text):
 
 
 def _natural_key(text):
-    """'gpu2' before 'gpu10', '12_3' before '12_10': digit runs compare as numbers."""
+    """'gpu2' before 'gpu10', '12_3' before '12_10': digit runs compare as numbers (of any length)."""
     key = []
     for part in re.findall(r"[0-9]+|[^0-9]+", text):
-        key.append((0, int(part), part) if part[0] in "0123456789" else (1, 0, part))
+        key.append((0, number_key(part), part) if part[0] in "0123456789" else (1, ("", ""), part))
     return tuple(key)
 
 
@@ -176,7 +177,7 @@ def _max_jump(value):
     """None, or max_jump as a positive int (a string of digits is accepted)."""
     if value is None:
         return None
-    if isinstance(value, _TEXT_TYPES) and _DIGITS_RE.match(value.strip()):
+    if isinstance(value, _TEXT_TYPES) and _DIGITS_RE.match(value.strip()) and len(value.strip()) <= MAX_DIGITS:
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise SlurmOpsError("%s must be a positive whole number of major releases, got %r"
@@ -425,15 +426,15 @@ def parse_squeue_jobs(text):
     jobs = {}
     for job_id, state, nodelist in _job_lines(what, text):
         if not _STATE_RE.match(state):
-            raise SlurmOpsError("%s: job %s has an unreadable state '%s'" % (what, job_id, _clip(state, 30)))
+            raise SlurmOpsError("%s: job %s has an unreadable state '%s'" % (what, _clip(job_id, 30), _clip(state, 30)))
         if job_id in jobs:
-            raise SlurmOpsError("%s: job %s is listed twice" % (what, job_id))
+            raise SlurmOpsError("%s: job %s is listed twice" % (what, _clip(job_id, 30)))
         nodes = []
         if nodelist and nodelist != "(null)":
             try:
                 nodes = expand(nodelist)
             except HostlistError as exc:
-                raise SlurmOpsError("%s: job %s has an unreadable node list: %s" % (what, job_id, exc))
+                raise SlurmOpsError("%s: job %s has an unreadable node list: %s" % (what, _clip(job_id, 30), exc))
         jobs[job_id] = {"state": state, "nodes": nodes}
     return jobs
 
@@ -450,7 +451,7 @@ def parse_sacct_states(text):
     for job_id, state, exit_code in _job_lines(what, text):
         words = state.split()
         if not words or not _STATE_RE.match(words[0]) or (len(words) > 1 and words[1] != "by"):
-            raise SlurmOpsError("%s: job %s has an unreadable state '%s'" % (what, job_id, _clip(state, 30)))
+            raise SlurmOpsError("%s: job %s has an unreadable state '%s'" % (what, _clip(job_id, 30), _clip(state, 30)))
         jobs[job_id] = {"state": words[0], "exit_code": exit_code}
     return jobs
 
@@ -638,3 +639,10 @@ parse_apt_policy = guarded(SlurmOpsError, 'apt-cache policy')(parse_apt_policy)
 parse_name_versions = guarded(SlurmOpsError, 'package versions')(parse_name_versions)
 parse_squeue_jobs = guarded(SlurmOpsError, 'squeue')(parse_squeue_jobs)
 parse_sacct_states = guarded(SlurmOpsError, 'sacct')(parse_sacct_states)
+release_name = guarded(SlurmOpsError, 'Slurm version')(release_name)
+release_index = guarded(SlurmOpsError, 'Slurm version')(release_index)
+upgrade_window = guarded(SlurmOpsError, 'Slurm version')(upgrade_window)
+upgrade_check = guarded(SlurmOpsError, 'upgrade check')(upgrade_check)
+cluster_state = guarded(SlurmOpsError, 'cluster state')(cluster_state)
+node_answering = guarded(SlurmOpsError, 'node')(node_answering)
+state_problems = guarded(SlurmOpsError, 'state problems')(state_problems)

@@ -21,7 +21,8 @@ __metaclass__ = type
 import math
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, TEXT_TYPES, as_text, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import (
+    MAX_DIGITS, TEXT_TYPES, as_text, clip, guarded, small_float, small_int)
 
 # Text, and the str of Python 2 (bytes, decoded by _as_text before any use).
 _TEXT_TYPES = TEXT_TYPES
@@ -35,7 +36,7 @@ _clip = clip
 
 
 def _as_text(data, what):
-    """data as text; ValidateError for None, numbers, or bytes that are not UTF-8."""
+    """data as text (bytes that are not UTF-8 read as U+FFFD); ValidateError for None, numbers and the like."""
     return as_text(data, what, ValidateError)
 
 
@@ -211,7 +212,7 @@ def _gres_entries(gres):
         parts = [part for part in match.group(2).split(":") if part]
         count = 1
         if parts and _DIGITS_RE.match(parts[-1]):
-            count = int(parts.pop())
+            count = small_int(parts.pop(), "Gres: count of '%s'" % _clip(entry, 40), ValidateError)
         if any(_DIGITS_RE.match(part) for part in parts):
             raise ValidateError("Gres: unreadable entry '%s' in '%s'" % (_clip(entry, 40), _clip(gres)))
         result.append((match.group(1), ":".join(parts) or None, count))
@@ -244,25 +245,29 @@ _AVG_RE = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)")
 _NCCL_ERROR_RE = re.compile(r"Test (?:NCCL |CUDA )?failure|NCCL WARN|NCCL ERROR|^#\s*Out of bounds values\s*:\s*[0-9]+\s+FAILED")
 
 
-def _nccl_wrong(token):
+def _nccl_wrong(token, where):
     """#wrong column: an int; N/A (no check, -c 0) and the max-error float of old versions give None."""
     if _INT_RE.match(token) and not token.startswith("-"):
-        return int(token)
+        return small_int(token, where + ": #wrong", ValidateError)
     if token == "N/A" or _FLOAT_RE.match(token):
         return None
     raise ValueError(token)
 
 
-def _nccl_half(tokens):
+def _nccl_half(tokens, where):
+    """time, algbw, busbw and #wrong of one half of a row; ValueError when it is not one, ValidateError when a
+    number cannot be read (too long, or not finite)."""
     for token in tokens[:3]:
         if not _FLOAT_RE.match(token):
             raise ValueError(token)
-    return {"time_us": float(tokens[0]), "algbw": float(tokens[1]), "busbw": float(tokens[2]),
-            "wrong": _nccl_wrong(tokens[3])}
+    return {"time_us": small_float(tokens[0], where + ": time", ValidateError),
+            "algbw": small_float(tokens[1], where + ": algbw", ValidateError),
+            "busbw": small_float(tokens[2], where + ": busbw", ValidateError),
+            "wrong": _nccl_wrong(tokens[3], where)}
 
 
-def _nccl_row(line):
-    """One result row as a dict, or None when line is not one.
+def _nccl_row(line, where):
+    """One result row as a dict, or None when line is not one; ValidateError for a number it cannot read.
 
     Columns: size count type [redop] [root], then time algbw busbw #wrong for
     out-of-place and in-place. Versions differ in the middle: all_reduce has
@@ -279,17 +284,18 @@ def _nccl_row(line):
     redop, root = "", None
     for token in head[3:]:
         if _INT_RE.match(token) and root is None:
-            root = int(token)
+            root = small_int(token, where + ": root", ValidateError)
         elif _WORD_RE.match(token) and not redop and root is None:
             redop = token
         else:
             return None
     try:
-        out_of_place, in_place = _nccl_half(tail[:4]), _nccl_half(tail[4:])
+        out_of_place, in_place = _nccl_half(tail[:4], where), _nccl_half(tail[4:], where)
     except ValueError:
         return None
-    return {"size": int(head[0]), "count": int(head[1]), "type": head[2], "redop": redop, "root": root,
-            "out_of_place": out_of_place, "in_place": in_place}
+    return {"size": small_int(head[0], where + ": size", ValidateError),
+            "count": small_int(head[1], where + ": count", ValidateError),
+            "type": head[2], "redop": redop, "root": root, "out_of_place": out_of_place, "in_place": in_place}
 
 
 def parse_nccl_tests(text):
@@ -313,7 +319,7 @@ def parse_nccl_tests(text):
     rows = []
     errors = []
     avg_busbw = None
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = _MPI_TAG_RE.sub("", raw).strip()
         if not line:
             continue
@@ -329,7 +335,7 @@ def parse_nccl_tests(text):
                     raise ValidateError("nccl-tests: unreadable average bus bandwidth: '%s'" % _clip(line))
                 avg_busbw = value if not (math.isnan(value) or math.isinf(value)) else None
             continue
-        row = _nccl_row(line)
+        row = _nccl_row(line, "nccl-tests line %d" % number)
         if row is not None:
             rows.append(row)
     if not rows:
@@ -385,7 +391,7 @@ def parse_ib_write_bw(text):
     unit = None
     table_unit = None
     largest = None
-    for raw in text.splitlines():
+    for number, raw in enumerate(text.splitlines(), 1):
         line = raw.strip()
         if not line or _IB_BENIGN_RE.match(line):
             continue
@@ -405,12 +411,13 @@ def parse_ib_write_bw(text):
                 or not all(_FLOAT_RE.match(token) for token in tokens[width - 3:width]):
             continue
         factor = _IB_UNITS[unit[0]]
+        where = "ib_write_bw line %d" % number
         row = {
-            "bytes": int(tokens[0]),
-            "iterations": int(tokens[width - 4]),
-            "bw_peak_gbps": float(tokens[width - 3]) * factor,
-            "bw_average_gbps": float(tokens[width - 2]) * factor,
-            "msg_rate_mpps": float(tokens[width - 1]),
+            "bytes": small_int(tokens[0], where + ": #bytes", ValidateError),
+            "iterations": small_int(tokens[width - 4], where + ": #iterations", ValidateError),
+            "bw_peak_gbps": small_float(tokens[width - 3], where + ": BW peak", ValidateError) * factor,
+            "bw_average_gbps": small_float(tokens[width - 2], where + ": BW average", ValidateError) * factor,
+            "msg_rate_mpps": small_float(tokens[width - 1], where + ": MsgRate", ValidateError),
         }
         rows.append(row)
         if largest is None or row["bytes"] > largest["bytes"]:
@@ -460,7 +467,8 @@ def parse_timedatectl_show(text):
     return result
 
 
-_TRACKING_RE = re.compile(r"^([A-Za-z][A-Za-z ()]*?)\s*:\s*(.*)$")
+# The key of a "Key : value" line (split at its first ':', so the time is linear in the line).
+_TRACKING_KEY_RE = re.compile(r"^[A-Za-z][A-Za-z ()]*$")
 _SYSTEM_TIME_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?) seconds (fast|slow) of NTP time$")
 # Reference IDs of an unsynchronised chronyd (0) and of its local reference
 # clock (127.127.1.1); chrony 1.x printed them as dotted quads.
@@ -483,17 +491,18 @@ def parse_chronyc_tracking(text):
         line = raw.strip()
         if not line:
             continue
-        match = _TRACKING_RE.match(line)
-        if not match:
+        key, sep, value = line.partition(":")
+        key = key.rstrip()
+        if not sep or not _TRACKING_KEY_RE.match(key):
             raise ValidateError("chronyc tracking: unexpected line: '%s'" % _clip(line))
-        fields[match.group(1)] = match.group(2).strip()
+        fields[key] = value.strip()
     for key in ("Reference ID", "System time", "Leap status"):
         if key not in fields:
             raise ValidateError("chronyc tracking: no '%s' line in the output: '%s'" % (key, _first_line(text)))
     match = _SYSTEM_TIME_RE.match(fields["System time"])
     if not match:
         raise ValidateError("chronyc tracking: unreadable System time: '%s'" % _clip(fields["System time"]))
-    offset = float(match.group(1))
+    offset = small_float(match.group(1), "chronyc tracking: System time", ValidateError)
     if match.group(2) == "slow":
         offset = -offset
     reference = fields["Reference ID"]
@@ -552,7 +561,7 @@ def _small_int(value):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, _TEXT_TYPES) and _DIGITS_RE.match(value.strip()):
+    if isinstance(value, _TEXT_TYPES) and _DIGITS_RE.match(value.strip()) and len(value.strip()) <= MAX_DIGITS:
         return int(value.strip())
     return None
 
@@ -700,3 +709,9 @@ parse_nccl_tests = guarded(ValidateError, 'nccl-tests output')(parse_nccl_tests)
 parse_ib_write_bw = guarded(ValidateError, 'ib_write_bw output')(parse_ib_write_bw)
 parse_timedatectl_show = guarded(ValidateError, 'timedatectl show')(parse_timedatectl_show)
 parse_chronyc_tracking = guarded(ValidateError, 'chronyc tracking')(parse_chronyc_tracking)
+gres_gpu_count = guarded(ValidateError, 'Gres')(gres_gpu_count)
+gres_gpu_types = guarded(ValidateError, 'Gres')(gres_gpu_types)
+nvlink_gbs_per_link = guarded(ValidateError, 'GPU product name')(nvlink_gbs_per_link)
+expected_intranode_busbw = guarded(ValidateError, 'expected_intranode_busbw')(expected_intranode_busbw)
+expected_internode_busbw = guarded(ValidateError, 'expected_internode_busbw')(expected_internode_busbw)
+judge = guarded(ValidateError, 'judge')(judge)

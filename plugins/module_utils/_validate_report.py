@@ -30,6 +30,8 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, guarded, number_key
+
 
 class ReportError(Exception):
     """Results that cannot be reported (the message is one line)."""
@@ -64,10 +66,10 @@ def _unescape(text):
 
 
 def natural_key(name):
-    """Sort key that orders digit runs by value: node2 before node10."""
+    """Sort key that orders digit runs by value (of any length): node2 before node10."""
     name = name if isinstance(name, str) else str(name)
     parts = re.split(r"([0-9]+)", name)
-    return (tuple(int(part) if index % 2 else part for index, part in enumerate(parts)), name)
+    return (tuple(number_key(part) if index % 2 else part for index, part in enumerate(parts)), name)
 
 
 def _short_repr(value, limit=60):
@@ -216,11 +218,12 @@ def _text_value(value, default="?"):
 
 
 def _int_value(value):
+    """An int of at most MAX_DIGITS digits from an int or a string of digits; None for anything else."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value
-    if isinstance(value, str) and _INT_RE.fullmatch(value.strip()):
+        return value if abs(value) < 10 ** MAX_DIGITS else None
+    if isinstance(value, str) and _INT_RE.fullmatch(value.strip()) and len(value.strip()) <= MAX_DIGITS:
         return int(value.strip())
     return None
 
@@ -747,3 +750,11 @@ def generated_at_of(html):
     """The generated_at text of a page render_html wrote, or None."""
     match = _GENERATED_RE.search(html or "")
     return _unescape(match.group(1)) if match else None
+
+
+# No error of Python's own leaves these: anything no rule foresaw becomes ReportError.
+check_results = guarded(ReportError, 'results')(check_results)
+summarize = guarded(ReportError, 'results')(summarize)
+results_json = guarded(ReportError, 'results')(results_json)
+topology_svg = guarded(ReportError, 'topology')(topology_svg)
+render_html = guarded(ReportError, 'report')(render_html)

@@ -114,14 +114,23 @@ ansible_facts:
       contains:
         status:
           description:
-            - C(ok) when nvidia-smi listed the GPUs; C(no_nvidia_smi) when the binary is not installed;
-              C(no_devices) when nvidia-smi found no GPU; C(no_driver) when it could not talk to the driver.
+            - What nvidia-smi said, one of C(ok), C(no_nvidia_smi), C(no_devices), C(no_driver).
+            - C(ok) when nvidia-smi listed the GPUs.
+            - C(no_nvidia_smi) when the binary is not installed (no driver yet).
+            - C(no_devices) when nvidia-smi found no GPU (C(No devices were found)).
+            - "C(no_driver) when it could not talk to the driver, for example the kernel module is not loaded or
+              the driver was updated without a reboot (C(Failed to initialize NVML: Driver/library version
+              mismatch), exit code 18); C(error) says which."
+            - With any status other than C(ok), count is 0 and gpus, gres_conf and slurm_gres are empty, while
+              pci_gpus still lists the GPUs on the PCI bus.
           type: str
           sample: ok
         error:
           description:
-            - "With C(no_driver), the line in which nvidia-smi said why it cannot talk to the driver (at most 300
-              characters), for example C(Failed to initialize NVML: Driver/library version mismatch); null otherwise."
+            - Always present. With C(no_driver), the one line of nvidia-smi's output that says why it cannot talk to
+              the driver (the line naming the failure, else its last non-empty line of stdout, then stderr), on one
+              line and at most 300 characters; null with every other status.
+            - "For example C(Failed to initialize NVML: Driver/library version mismatch)."
             - The Slurm roles stop rather than drop the node's GPUs from slurm.conf when this happens on a node with
               NVIDIA devices.
           type: str
@@ -239,7 +248,7 @@ import re
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     GpuFactsError,
@@ -262,11 +271,21 @@ NO_DRIVER = (
 )
 
 
+# The longest reason (one line of nvidia-smi's output) put in a message or in the error fact.
+REASON_LIMIT = 300
+
+
+def _one_line(line):
+    """line with its white space runs as one space, at most REASON_LIMIT characters (ending in '...' when cut)."""
+    return clip(line, REASON_LIMIT - 3)
+
+
 def _last_line(*texts):
+    """The last non-empty line of the first text that has one (one line, at most REASON_LIMIT characters)."""
     for text in texts:
-        lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+        lines = [line for line in (text or "").splitlines() if line.strip()]
         if lines:
-            return cap(lines[-1], 300)
+            return _one_line(lines[-1])
     return "no output"
 
 
@@ -296,11 +315,11 @@ def _empty(status, pci_devices, dev_root, error=None):
 
 
 def _first_error_line(*texts):
-    """The line that says why nvidia-smi cannot talk to the driver (else its last line)."""
+    """The line that says why nvidia-smi cannot talk to the driver (else its last line), as _last_line."""
     for text in texts:
         for line in (text or "").splitlines():
             if any(marker in line for marker in NO_DRIVER):
-                return line.strip()
+                return _one_line(line)
     return _last_line(*texts)
 
 
@@ -319,7 +338,8 @@ class Runner(TimedCommand):
         return self.run(self.argv(args))
 
     def fail(self, args, msg, rc, out, err):
-        self.module.fail_json(msg=msg, cmd=" ".join(self.argv(args)), rc=rc, stdout=cap(out), stderr=cap(err))
+        """fail_json with the command, its rc, and its output cut to a few KB (head and tail)."""
+        self.module.fail_json(msg=cap(msg), cmd=" ".join(self.argv(args)), rc=rc, stdout=cap(out), stderr=cap(err))
 
 
 def _read_cpu_topology(sysfs_root):
@@ -371,7 +391,8 @@ def _read_pci_devices(sysfs_root):
 
 def _read_mig_minors(module):
     try:
-        with open(MIG_MINORS_PATH) as handle:
+        # Read as bytes: the parser reads what is not UTF-8 as U+FFFD (a text-mode read would raise).
+        with open(MIG_MINORS_PATH, "rb") as handle:
             return parse_mig_minors(handle.read())
     except (IOError, OSError) as exc:
         module.warn("cannot read %s (%s): MIG lines in gres.conf name only /dev/nvidiaN"
@@ -435,9 +456,10 @@ def main():
         if NO_DEVICES in both:
             module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices, params["dev_root"])})
         if any(marker in both for marker in NO_DRIVER):
-            module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % _last_line(out, err))
+            reason = _first_error_line(out, err)
+            module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % reason)
             module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty(
-                "no_driver", pci_devices, params["dev_root"], _first_error_line(out, err)[:300])})
+                "no_driver", pci_devices, params["dev_root"], reason)})
         if rc != 0:
             runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
     try:
@@ -470,7 +492,7 @@ def main():
         facts, warnings = build_facts(smi, topo=topo, cpu_topology=cpu_topology, listing=listing, mig_minors=mig_minors,
                                       pci_devices=pci_devices)
     except GpuFactsError as exc:
-        module.fail_json(msg="gpu_facts: %s" % exc)
+        module.fail_json(msg=cap("gpu_facts: %s" % exc))
     for warning in warnings:
         module.warn(warning)
     facts = dict(facts, status="ok", error=None, device_files=_device_files(params["dev_root"]))

@@ -155,7 +155,7 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
     HostProbeError,
     parse_dpkg_query_details,
@@ -197,7 +197,7 @@ def _run(module, argv, ok_rcs=(0,)):
     rc, out, err = module.run_command(argv, environ_update={"LC_ALL": "C"}, errors="replace")
     if rc not in ok_rcs:
         lines = (err or out).strip().splitlines()
-        module.fail_json(msg="%s failed: %s" % (argv[0], cap(lines[-1], 300) if lines else "no output"),
+        module.fail_json(msg="%s failed: %s" % (argv[0], clip(lines[-1], 297) if lines else "no output"),
                          cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
     return out
 
@@ -207,7 +207,8 @@ def _versionlock_names(module):
         if not os.path.exists(path):
             continue
         try:
-            with open(path) as handle:
+            # Read as bytes: the parser reads what is not UTF-8 as U+FFFD (a text-mode read would raise).
+            with open(path, "rb") as handle:
                 return parse_versionlock_list(handle.read())
         except (IOError, OSError) as exc:
             module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
@@ -306,7 +307,7 @@ def main():
             files=_files(module, module.params["paths"]),
         )
     except HostProbeError as exc:
-        module.fail_json(msg="host_probe: %s" % exc)
+        module.fail_json(msg=cap("host_probe: %s" % exc))
     module.exit_json(**result)
 
 

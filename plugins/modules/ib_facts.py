@@ -189,7 +189,7 @@ import os
 import socket
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
 from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (
     IbFactsError,
@@ -210,8 +210,9 @@ SBIN = ["/usr/sbin", "/sbin"]
 
 
 def _last_line(text):
+    """The last non-empty line of text on one line, at most 300 characters (for messages and warnings)."""
     lines = (text or "").strip().splitlines()
-    return cap(lines[-1], 300) if lines else "no output"
+    return clip(lines[-1], 297) if lines else "no output"
 
 
 def _run_ibstat(module, ibstat, timeout):
@@ -243,20 +244,21 @@ def _hcas(module, sysfs):
         try:
             parsed, failed = parse_ibstat(out, err, usable)
         except IbFactsError as exc:
-            module.fail_json(msg="ib_facts: %s" % exc, cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
+            module.fail_json(msg=cap("ib_facts: %s" % exc), cmd=argv, rc=rc, stdout=cap(out), stderr=cap(err))
         if parsed or failed:
             if failed:
                 printed = set(h["name"] for h in parsed)
                 missing = [n for n in usable if n not in printed and n not in failed]
                 message = "ib_facts: ibstat failed on %s (%s); using the %d device(s) it printed before" % (
-                    ", ".join(failed), [line for device, line in panics if device in failed][0], len(parsed))
+                    clip(", ".join(failed), 297), clip([line for device, line in panics if device in failed][0], 297),
+                    len(parsed))
                 if missing:
-                    message += "; not reported either: %s" % ", ".join(sorted(missing, key=natural_key))
+                    message += "; not reported either: %s" % clip(", ".join(sorted(missing, key=natural_key)), 997)
                 module.warn(message)
             return merge_hcas(parsed, sysfs), failed, "ibstat"
         if not panics:
             return [], [], "none"
-        module.warn("ib_facts: %s; reading %s instead" % (panics[0][1], class_dir))
+        module.warn("ib_facts: %s; reading %s instead" % (clip(panics[0][1], 297), class_dir))
     hcas = hcas_from_sysfs(dict((name, sysfs[name]) for name in usable))
     return hcas, [], "sysfs" if hcas else "none"
 
@@ -341,7 +343,7 @@ def main():
         facts = build_facts(hcas, failed, source, params["select"], params["highest_rate_only"],
                             params["exclude_hcas"], interfaces, address, cidr)
     except IbFactsError as exc:
-        module.fail_json(msg="ib_facts: %s" % exc)
+        module.fail_json(msg=cap("ib_facts: %s" % exc))
     interface = facts["nccl_env"].get("NCCL_SOCKET_IFNAME", "=")[1:] or None
     if (address or cidr) and interface is None:
         module.warn("ib_facts: no interface other than lo or docker* holds %s; NCCL_SOCKET_IFNAME left unset"

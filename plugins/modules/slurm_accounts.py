@@ -162,7 +162,7 @@ unmanaged:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.six.moves import shlex_quote
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_accounts import (
     SlurmAccountsError,
     check_cluster,
@@ -199,8 +199,8 @@ def _read(module, sacctmgr, cluster):
         try:
             rows[name] = parse_parsable(out, fields)
         except SlurmAccountsError as exc:
-            module.fail_json(msg="slurm_accounts: %s: %s" % (_command(argv), to_text(exc)), cmd=_command(argv), rc=rc,
-                             stdout=cap(out), stderr=cap(err))
+            module.fail_json(msg=cap("slurm_accounts: %s: %s" % (_command(argv), to_text(exc))), cmd=_command(argv),
+                             rc=rc, stdout=cap(out), stderr=cap(err))
     return current_state(rows["associations"], rows["accounts"], rows["users"])
 
 
@@ -227,14 +227,14 @@ def main():
         cluster = check_cluster(params["cluster"])
         desired = normalize_desired(params["accounts"])
     except SlurmAccountsError as exc:
-        module.fail_json(msg="slurm_accounts: %s" % to_text(exc))
+        module.fail_json(msg=cap("slurm_accounts: %s" % to_text(exc)))
     sacctmgr = params["sacctmgr"] or module.get_bin_path("sacctmgr", required=True)
     try:
         current = _read(module, sacctmgr, cluster)
         result = plan(current, desired, cluster, params["prune"])
         texts = diff(current, desired, params["prune"]) if module._diff else None
     except SlurmAccountsError as exc:
-        module.fail_json(msg="slurm_accounts: %s" % to_text(exc))
+        module.fail_json(msg=cap("slurm_accounts: %s" % to_text(exc)))
     commands = [[sacctmgr] + argv for argv in result["commands"]]
     unmanaged = result["unmanaged"]
     if not params["prune"] and (unmanaged["accounts"] or unmanaged["users"]):
@@ -244,7 +244,7 @@ def main():
         if unmanaged["users"]:
             parts.append("user associations %s" % ", ".join(unmanaged["users"]))
         module.warn("slurm_accounts: cluster %s holds %s that the list does not name; left alone (set prune: true "
-                    "to remove them)" % (cluster, " and ".join(parts)))
+                    "to remove them)" % (cluster, clip(" and ".join(parts), 2000)))
     output = dict(changed=bool(commands), commands=[_command(argv) for argv in commands], unmanaged=unmanaged)
     if texts is not None:
         output["diff"] = dict(before_header="sacctmgr cluster=%s" % cluster, after_header="sacctmgr cluster=%s" % cluster,

@@ -145,6 +145,7 @@ import time
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 from ansible_collections.gpuops.cluster.plugins.module_utils._atomic_write import write_atomically
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate_report import (
     ReportError,
     check_results,
@@ -204,10 +205,10 @@ def main():
         check_results(params["results"])
         summary = summarize(params["results"])
     except ReportError as exc:
-        module.fail_json(msg="validate_report: %s" % exc, json_path=json_path, html_path=html_path)
+        module.fail_json(msg=cap("validate_report: %s" % exc), json_path=json_path, html_path=html_path)
     for name, value in sorted(params["topologies"].items()):
         if value is not None and not isinstance(value, dict):
-            module.fail_json(msg="validate_report: topologies[%s] must be a dict, got %s" % (name, type(value).__name__),
+            module.fail_json(msg=cap("validate_report: topologies[%s] must be a dict, got %s" % (name, type(value).__name__)),
                              json_path=json_path, html_path=html_path)
 
     if os.path.lexists(dest) and not os.path.isdir(dest):
@@ -237,7 +238,7 @@ def main():
             if not module.check_mode:
                 _write(module, dest, path, data)
     except ReportError as exc:
-        module.fail_json(msg="validate_report: %s" % exc, json_path=json_path, html_path=html_path)
+        module.fail_json(msg=cap("validate_report: %s" % exc), json_path=json_path, html_path=html_path)
     except (IOError, OSError) as exc:
         module.fail_json(msg="validate_report: %s" % to_native(exc), json_path=json_path, html_path=html_path)
     module.exit_json(changed=changed, json_path=json_path, html_path=html_path, summary=summary)

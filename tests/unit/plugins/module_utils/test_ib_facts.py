@@ -216,8 +216,9 @@ def head(name, count):
     "text, message",
     [
         ("\x00\x01\x02\x03garbage", "ibstat output is not text: control character 0x00 on line 1"),
-        (b"\xff\xfe\x00C", "ibstat output is not text: byte 0xff at offset 0 is not UTF-8"),
-        ("CA 'mlx5_0'\n\udcff\udcfe", "ibstat output is not text: undecodable byte 0xff on line 2"),
+        # Bytes that are not UTF-8 (or their lone surrogates) are read as U+FFFD; NUL is still binary.
+        (b"\xff\xfe\x00C", "ibstat output is not text: control character 0x00 on line 1"),
+        ("CA 'mlx5_0'\n\udcff\udcfe", u"ibstat line 2: cannot parse '\ufffd\ufffd'"),
         ("CA 'mlx5_0'\n\tCA type: MT4129\x1b[0m\n", "ibstat output is not text: control character 0x1b on line 2"),
         (12, "ibstat output must be text, got int"),
         ("hello world", "ibstat line 1: cannot parse 'hello world'"),
@@ -240,6 +241,15 @@ def head(name, count):
         (fixture(MLX4_2PORT) + fixture(MLX4_2PORT), "ibstat line 28: CA 'mlx4_0' is listed twice"),
         (fixture(H100_IB_3DOWN).replace("Rate: 400", "Rate: fast", 1),
          "ibstat line 11: CA 'mlx5_0' port 1 rate 'fast' is not a number"),
+        # Numbers no HCA prints: a clear message, not Python's int() or float() errors.
+        (fixture(MLX4_2PORT).replace("Number of ports: 2", "Number of ports: " + "9" * 5000),
+         "ibstat line 3: CA 'mlx4_0' Number of ports: the number 999999999999999999999999... has 5000 digits; "
+         "at most 18 are read"),
+        (fixture(MLX4_2PORT).replace("Port 2:", "Port %s:" % ("7" * 30)),
+         "ibstat line 18: port number: the number 777777777777777777777777... has 30 digits; at most 18 are read"),
+        (fixture(H100_IB_3DOWN).replace("Rate: 400", "Rate: " + "4" * 400, 1),
+         "ibstat line 11: CA 'mlx5_0' port 1 rate: the number 444444444444444444444444... has 400 characters; "
+         "at most 40 are read"),
     ],
 )
 def test_ibstat_garbage(text, message):

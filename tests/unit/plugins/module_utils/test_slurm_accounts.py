@@ -360,7 +360,9 @@ def test_parse_small(text, rows):
 @pytest.mark.parametrize("text, message", [
     ("a|b\nc\n", 'sacctmgr output line 2 has 1 field(s) where 2 (X|Y) were expected: "c"'),
     ("a|b|c", 'sacctmgr output line 1 has 3 field(s) where 2 (X|Y) were expected: "a|b|c"'),
-    (b"\xff|x", "sacctmgr printed bytes that are not UTF-8 text"),
+    (b"\xff|x|y", u'sacctmgr output line 1 has 3 field(s) where 2 (X|Y) were expected: "\\ufffd|x|y"'),
+    ("%s|b\n%s" % ("a" * 300, "c" * 300),
+     'sacctmgr output line 2 has 1 field(s) where 2 (X|Y) were expected: "%s..."' % ("c" * 200)),
     (None, "sacctmgr output must be text, not None"),
 ])
 def test_parse_errors(text, message):

@@ -401,7 +401,8 @@ def test_parse_apt_policy_bytes_and_empty():
         ("slurmd:\n  Version table:\n", "package slurmd has no Installed: or Candidate: line"),
         ("slurmd:\n  Installed: 1\n", "package slurmd has no Candidate: line"),
         ("Installiert: 22.05\n", "expected 'package:'"),
-        (b"\xff\xfe", "output is not text: byte 0xff at offset 0"),
+        # Bytes that are not UTF-8 are read as U+FFFD.
+        (b"\xff\xfe", u"expected 'package:' or an indented line, got '\ufffd\ufffd'"),
     ],
 )
 def test_parse_apt_policy_errors(text, expected):

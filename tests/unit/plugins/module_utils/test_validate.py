@@ -186,7 +186,12 @@ def test_nccl_srun_label_prefix():
          "nccl-tests: unreadable average bus bandwidth: '# Avg bus bandwidth : fast'"),
         (None, "nccl-tests: output must be text, got NoneType"),
         (12, "nccl-tests: output must be text, got int"),
-        (b"\xff\xfe", "nccl-tests: output is not text: byte 0xff at offset 0 is not UTF-8"),
+        # Bytes that are not UTF-8 are read as U+FFFD.
+        (b"\xff\xfe", u"nccl-tests: no result rows in the output: '\ufffd\ufffd'"),
+        (HEADER + ROW_8G.replace("8589934592", "9" * 5000, 1),
+         "nccl-tests line 4: size: the number 999999999999999999999999... has 5000 digits; at most 18 are read"),
+        (HEADER + ROW_8G.replace("412.24", "1e999", 1),
+         "nccl-tests line 4: busbw: the number 1e999 is too large"),
     ],
 )
 def test_nccl_errors(text, message):

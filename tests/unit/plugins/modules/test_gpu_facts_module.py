@@ -388,6 +388,74 @@ def test_driver_library_mismatch_names_the_reason_and_the_device_files(tmp_path,
     assert facts["device_files"] == []
 
 
+def test_driver_library_mismatch_printed_on_stdout(tmp_path, capsys):
+    # nvidia-smi prints this on stdout, and exits 18.
+    printed = tmp_path / "mismatch.txt"
+    printed.write_text("Failed to initialize NVML: Driver/library version mismatch\nNVML library version: 535.216\n")
+    smi = fake_smi(tmp_path, {"-q -x": (str(printed), None, 18)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": pci_sysfs(tmp_path / "sys", SYSFS_H100)})
+    assert "failed" not in result
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["error"], facts["count"]) == (
+        "no_driver", "Failed to initialize NVML: Driver/library version mismatch", 0)
+    # The PCI bus still shows the GPUs nvidia-smi cannot see.
+    assert (facts["pci_gpus"], facts["fabric_manager_needed"]) == (H100_PCI_GPUS, True)
+
+
+def test_no_driver_reason_is_one_line_of_at_most_300_characters(tmp_path, capsys):
+    reason = "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver:" + "  x" * 400
+    smi = fake_smi(tmp_path, {"-q -x": (None, reason, 9)})
+    facts = run(capsys, {"nvidia_smi": smi})["ansible_facts"]["gpuops_gpus"]
+    assert facts["status"] == "no_driver"
+    assert len(facts["error"]) == 300 and facts["error"].endswith(" x x...") and "  " not in facts["error"]
+
+
+def test_error_is_null_unless_the_driver_cannot_be_reached(tmp_path, capsys):
+    smi = fake_smi(tmp_path, {"-q -x": (T4_XML, None, 0), "topo -m": (None, None, 0)})
+    facts = run(capsys, {"nvidia_smi": smi})["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["error"], facts["count"]) == ("ok", None, 1)
+    smi = fake_smi(tmp_path, {"-q -x": (None, "No devices were found", 6)})
+    facts = run(capsys, {"nvidia_smi": smi})["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["error"]) == ("no_devices", None)
+
+
+def test_output_that_is_not_utf8_is_read_with_replacement_characters(tmp_path, capsys):
+    with open(T4_XML, "rb") as handle:
+        data = handle.read()
+    broken = tmp_path / "broken.xml"
+    broken.write_bytes(data.replace(b"<product_name>Tesla T4", b"<product_name>Tesla T4 \xff\xfe", 1))
+    smi = fake_smi(tmp_path, {"-q -x": (str(broken), None, 0), "topo -m": (None, None, 0)})
+    facts = run(capsys, {"nvidia_smi": smi})["ansible_facts"]["gpuops_gpus"]
+    assert facts["gpus"][0]["name"] == u"Tesla T4 \ufffd\ufffd"
+    assert facts["slurm_gres"] == u"gpu:tesla_t4_\ufffd\ufffd:1"
+
+
+def test_mig_minors_that_are_not_utf8_do_not_stop_the_module(tmp_path, capsys, monkeypatch):
+    listing = tmp_path / "list.txt"
+    listing.write_text("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-513536b6-7d19-9063-b049-1e69664bb298)\n"
+                       + "".join("  MIG 1g.20gb Device %d: (UUID: MIG-a100-%d)\n" % (i, i) for i in range(4)))
+    minors = tmp_path / "mig-minors"
+    minors.write_bytes(b"config 1\ngpu1/gi3/access 165\n\xff\xfe 7\n")
+    monkeypatch.setattr(gpu_facts, "MIG_MINORS_PATH", str(minors))
+    smi = fake_smi(tmp_path, {"-q -x": (A100_XML, None, 0), "topo -m": (None, None, 1), "-L": (str(listing), None, 0)})
+    result = run(capsys, {"nvidia_smi": smi})
+    assert result["ansible_facts"]["gpuops_gpus"]["gres_conf"][0] == (
+        "Name=gpu Type=nvidia_a100_1g.20gb MultipleFiles=/dev/nvidia1,/dev/nvidia-caps/nvidia-cap165")
+
+
+def test_failure_output_is_cut_to_a_few_kilobytes(tmp_path, capsys):
+    flood = tmp_path / "flood.txt"
+    flood.write_text("".join("line %06d of a runaway nvidia-smi\n" % number for number in range(20000)))
+    smi = fake_smi(tmp_path, {"-q -x": (str(flood), "Unknown Error " + "e" * 100000, 15)})
+    result = run(capsys, {"nvidia_smi": smi})
+    assert result["failed"] is True and result["rc"] == 15
+    assert len(result["msg"]) < 400 and "\n" not in result["msg"]
+    for stream in ("stdout", "stderr"):
+        assert len(result[stream]) < 4200
+        assert "characters left out" in result[stream]
+    assert result["stdout"].startswith("line 000000 of") and result["stdout"].endswith("line 019999 of a runaway nvidia-smi\n")
+
+
 def test_nvidia_smi_error_fails_with_cmd_and_rc(tmp_path, capsys):
     smi = fake_smi(tmp_path, {"-q -x": (None, "Unable to determine the device handle for GPU0000:01:00.0: Unknown Error", 15)})
     result = run(capsys, {"nvidia_smi": smi})

@@ -188,6 +188,27 @@ def test_ibstat_binary_junk(tmp_path, capsys):
     assert result["msg"] == "ib_facts: ibstat output is not text: control character 0x00 on line 1"
 
 
+def test_ibstat_output_that_is_not_utf8_is_read_with_replacement_characters(tmp_path, capsys):
+    with open(H100_IB_3DOWN, "rb") as handle:
+        data = handle.read()
+    broken = tmp_path / "ibstat.txt"
+    broken.write_bytes(data.replace(b"Firmware version: ", b"Firmware version: \xff", 1))
+    result = run(capsys, {"ibstat": replay(tmp_path, str(broken)), "sysfs_root": str(tmp_path / "sys")})
+    facts = result["ansible_facts"]["gpuops_ib"]
+    assert facts["hcas"][0]["firmware_version"].startswith(u"\ufffd")
+    assert facts["selected"][0] == "mlx5_0:1"
+
+
+def test_ibstat_failure_output_is_cut_to_a_few_kilobytes(tmp_path, capsys):
+    ibstat = script(tmp_path, "ibstat", "i=0; while [ $i -lt 3000 ]; do echo \"noise line $i\"; i=$((i+1)); done; "
+                                        "echo \"$(printf 'e%.0s' $(seq 1 5000))\" >&2; exit 3")
+    result = run(capsys, {"ibstat": ibstat, "sysfs_root": str(tmp_path / "empty")})
+    assert result["failed"] is True and result["rc"] == 3
+    assert result["msg"] == "ib_facts: %s failed (rc=3): %s..." % (ibstat, "e" * 297)
+    for stream in ("stdout", "stderr"):
+        assert len(result[stream]) < 4200 and "characters left out" in result[stream]
+
+
 def test_ibstat_fails_without_panic(tmp_path, capsys):
     ibstat = replay(tmp_path, rc=1, stderr="boom")
     result = run(capsys, {"ibstat": ibstat, "sysfs_root": str(tmp_path / "empty")})

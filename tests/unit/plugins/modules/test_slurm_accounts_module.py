@@ -202,7 +202,29 @@ def test_unreadable_show_output(fake, capsys, monkeypatch):
     assert result["stdout"] == "lab|root\n"
 
 
+def test_unreadable_show_output_is_cut_to_a_few_kilobytes(fake, capsys, monkeypatch):
+    monkeypatch.setattr(AnsibleModule, "run_command", lambda self, args, **kw: (0, "lab|root\n" * 50000, "x" * 9000))
+    result = run(capsys, {"cluster": "lab", "accounts": []})
+    assert result["failed"] is True
+    assert len(result["msg"]) < 1000
+    for stream in ("stdout", "stderr"):
+        assert len(result[stream]) < 4200 and "characters left out" in result[stream]
+
+
+def test_huge_share_in_show_output_is_named(fake, capsys, monkeypatch):
+    line = "|".join(["lab", "chem", "", "", "root", "9" * 5000] + [""] * 11)
+    monkeypatch.setattr(AnsibleModule, "run_command", lambda self, args, **kw: (
+        0, line + "\n" if "associations" in args else "", ""))
+    result = run(capsys, {"cluster": "lab", "accounts": []})
+    assert result["failed"] is True
+    assert result["msg"] == ("slurm_accounts: association row 1 (chem): Share: the number 999999999999999999999999... "
+                             "has 5000 digits; at most 18 are read")
+
+
 @pytest.mark.parametrize("args, message", [
+    ({"cluster": "lab", "accounts": [{"name": "chem", "fairshare": "9" * 5000}]},
+     "slurm_accounts: account 'chem': fairshare must be a positive integer or 'parent', not '%s...'; write for "
+     "example fairshare: 10" % ("9" * 200)),
     ({"cluster": "lab", "accounts": [{"name": "chem", "parent": "science"}]},
      "slurm_accounts: account 'chem': parent 'science' is neither root nor another listed account; add 'science' "
      "to the list or set parent: root"),

@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""host_probe end to end with stand-in rpm and systemctl scripts: hostile output never stops it with a
+traceback, and what a failure returns stays a few KB."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.testing import patch_module_args
+from ansible_collections.gpuops.cluster.plugins.modules import host_probe
+
+
+def script(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+@pytest.fixture
+def bins(monkeypatch):
+    """Overrides for get_bin_path: {name: path}; any other name is not installed."""
+    table = {}
+
+    def get_bin_path(self, arg, required=False, opt_dirs=None):
+        if arg not in table and required:
+            self.fail_json(msg="%s not found" % arg)
+        return table.get(arg)
+
+    monkeypatch.setattr(AnsibleModule, "get_bin_path", get_bin_path)
+    return table
+
+
+def run(capsys, args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            host_probe.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_versionlock_list_that_is_not_utf8_is_read(tmp_path, capsys, bins, monkeypatch):
+    bins["rpm"] = script(tmp_path, "rpm", "echo 'slurm 0 23.11.4-1.el9'; echo 'package munge is not installed'")
+    locks = tmp_path / "versionlock.list"
+    locks.write_bytes(b"# held by gpuops\nslurm-0:23.11.4-1.el9.*\n\xff\xfe-1-2\n")
+    monkeypatch.setattr(host_probe, "VERSIONLOCK_LISTS", (str(locks),))
+    result = run(capsys, {"packages": ["slurm", "munge"]})
+    assert "failed" not in result
+    assert result["package_versions"] == {"slurm": "23.11.4-1.el9", "munge": None}
+    assert result["package_holds"] == {"slurm": True, "munge": False}
+
+
+def test_huge_epoch_is_named(tmp_path, capsys, bins, monkeypatch):
+    bins["rpm"] = script(tmp_path, "rpm", "echo 'slurm %s 23.11.4-1.el9'" % ("9" * 5000))
+    monkeypatch.setattr(host_probe, "VERSIONLOCK_LISTS", ())
+    result = run(capsys, {"packages": ["slurm"]})
+    assert result["failed"] is True
+    assert result["msg"] == ("host_probe: rpm -q line 1: epoch of 'slurm': the number 999999999999999999999999... has "
+                             "5000 digits; at most 18 are read")
+
+
+def test_failing_command_output_is_cut_to_a_few_kilobytes(tmp_path, capsys, bins):
+    bins["systemctl"] = script(tmp_path, "systemctl", "i=0; while [ $i -lt 2000 ]; do echo \"Id=unit$i.service\"; "
+                                                      "i=$((i+1)); done; echo \"$(printf 'e%.0s' $(seq 1 5000))\" >&2; "
+                                                      "exit 1")
+    result = run(capsys, {"services": ["munge"]})
+    assert result["failed"] is True and result["rc"] == 1
+    assert result["msg"] == "%s failed: %s..." % (bins["systemctl"], "e" * 297)
+    for stream in ("stdout", "stderr"):
+        assert len(result[stream]) < 4200 and "characters left out" in result[stream]
