@@ -33,13 +33,13 @@ def _inventory(controllers, computes, all_vars=None, host_vars=None):
     return {"all": {"vars": all_vars or {}, "children": children}}
 
 
-def run_preflight(tmp_path, inventory):
+def run_preflight(tmp_path, inventory, playbook=PLAYBOOK, tags="preflight"):
     inv = tmp_path / "hosts.yml"
     inv.write_text(yaml.safe_dump(inventory))
     env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1")
     bin_dir = pathlib.Path(sys.executable).parent
     proc = subprocess.run(
-        [str(bin_dir / "ansible-playbook"), "-i", str(inv), str(PLAYBOOK), "--tags", "preflight", "--check"],
+        [str(bin_dir / "ansible-playbook"), "-i", str(inv), str(playbook), "--tags", tags, "--check"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
     return proc.returncode, proc.stdout + proc.stderr
@@ -127,3 +127,17 @@ def test_preflight_rejects(tmp_path, inventory, expected):
     rc, out = run_preflight(tmp_path, inventory)
     assert rc != 0, out
     assert expected in _flat(out), out
+
+
+@pytest.mark.parametrize("playbook", ["site.yml", "add_node.yml"])
+def test_the_first_play_of_site_yml_stops_a_bad_inventory(tmp_path, playbook):
+    # The first play has no facts and no OS data: its checks must not need them.
+    inventory = _inventory(["ctl"], ["gpu01", "gpu01.example.org"],
+                           host_vars={"gpu01.example.org": {"slurm_node_name": "gpu01"}})
+    rc, out = run_preflight(tmp_path, inventory, REPO / "playbooks" / playbook, "inventory_check")
+    assert rc != 0, out
+    flat = _flat(out)
+    assert "is undefined" not in flat, out
+    assert "is used by gpu01, gpu01.example.org" in flat and "must be unique" in flat, out
+    plays = [line for line in out.splitlines() if line.startswith("PLAY [")]
+    assert plays[-1].startswith("PLAY [Check the inventory before anything is written]"), out
