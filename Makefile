@@ -86,15 +86,16 @@ dist: venv
 dist-test: dist images
 	tests/dist/run.sh
 
-# torch 2.13.0 (CPU build) and its dependencies as wheels for Python 3.11,
+# torch 2.13.0 (CPU build), numpy and their dependencies as wheels for Python 3.11,
 # for offline installs in the ddp scenario (pip finds the local CPU build
 # of torch through the machine's pip settings).
 TORCH_VERSION := 2.13.0
-.build/wheelhouse/.stamp: $(VENV)/.stamp
+NUMPY_VERSION := 2.4.6
+.build/wheelhouse/.stamp: $(VENV)/.stamp Makefile
 	mkdir -p .build/wheelhouse
 	$(BIN)/pip download --quiet --only-binary=:all: --python-version 3.11 \
 	  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-	  -d .build/wheelhouse torch==$(TORCH_VERSION)
+	  -d .build/wheelhouse torch==$(TORCH_VERSION) numpy==$(NUMPY_VERSION)
 	touch $@
 
 wheelhouse: .build/wheelhouse/.stamp

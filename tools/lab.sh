@@ -50,6 +50,9 @@ up() {
       sleep 1
     done
   done
+  # The shared volume stands in for the site's shared file system, which
+  # users write to (shared_storage checks it in external mode).
+  docker exec "${CTL[0]}" chmod 1777 /shared
   # A real 2-GPU capture taken with persistence mode on, so that
   # `make validate` on a healthy lab passes.
   .venv/bin/ansible-playbook -i "$INVENTORY" tests/lab/simulate_gpus.yml \

@@ -14,6 +14,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import unique
+
 try:
     from urllib.parse import urlsplit
 except ImportError:  # Python 2
@@ -35,14 +37,6 @@ def driver_branch(branch, version, default_branch):
     if _text(version):
         return _text(version).split(".", 1)[0]
     return _text(default_branch)
-
-
-def _unique(items):
-    seen = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def driver_plan(settings):
@@ -90,7 +84,7 @@ def driver_plan(settings):
         "pkg_manager": settings.get("pkg_manager"),
         "versioned": versioned,
         "unversioned": unversioned,
-        "hold": _unique(versioned + unversioned + hold_extra + (fm_packages if fm_wanted else [])),
+        "hold": unique(versioned + unversioned + hold_extra + (fm_packages if fm_wanted else [])),
         "fabricmanager": fm_wanted,
         "fabricmanager_packages": fm_packages if fm_wanted else [],
         "services": services,

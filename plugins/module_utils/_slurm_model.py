@@ -494,6 +494,11 @@ def check_inventory(inventory, settings):
             errors.extend(_check_gres_override(host, hvars["slurm_node_gres"]))
     _check_unique("Slurm node name", "slurm_node_name", names, errors)
     errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup))
+    mpi_default = settings.get("mpi_default")
+    if str(mpi_default).startswith("pmix") and settings.get("install_pmix") is False:
+        errors.append("slurm_mpi_default is %s but slurm_install_pmix is false: slurmd could not load the PMIx "
+                      "library and every srun would fail. Set slurm_install_pmix: true, or slurm_mpi_default: none "
+                      "(or pmi2)." % _shown(mpi_default))
     if settings.get("accounting"):
         errors.extend(_check_accounts(settings.get("dbd_accounts")))
         password = settings.get("dbd_db_password")
@@ -915,15 +920,17 @@ def log_errors(lines, limit=3, width=300):
 def host_files(host, paths, contents, user="slurm", configless=False):
     """{"config": [...], "slurmd": [...]}: file_bundle entries for one host (its entry in the model's hosts).
 
-    paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin.
-    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin (text).
+    paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin, task_prolog.
+    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin, task_prolog (text).
+    A compute node keeps slurm.conf's TaskProlog, which runs the scripts of
+    <task_prolog>.d (other roles drop theirs there), and that directory.
     The configuration files keep their previous version for a rollback.
     """
     def directory(path, owner="root", mode="0755"):
         return {"path": path, "state": "directory", "owner": owner, "group": owner, "mode": mode}
 
-    def text(path, content, keep=False):
-        entry = {"path": path, "owner": "root", "group": "root", "mode": "0644", "content": content}
+    def text(path, content, keep=False, mode="0644"):
+        entry = {"path": path, "owner": "root", "group": "root", "mode": mode, "content": content}
         if keep:
             entry["keep_previous"] = True
         return entry
@@ -942,6 +949,8 @@ def host_files(host, paths, contents, user="slurm", configless=False):
         slurmd.append(text(config_dir + "/gres.conf", contents["gres.conf"], True))
     if host.get("compute"):
         slurmd.append(text(paths["slurmd_env_file"], contents["slurmd_env"]))
+        slurmd.append(text(paths["task_prolog"], contents["task_prolog"], mode="0755"))
+        slurmd.append(directory(paths["task_prolog"] + ".d"))
         dropin = paths["configless_dropin"]
         if configless:
             slurmd.append(directory(dropin.rsplit("/", 1)[0]))

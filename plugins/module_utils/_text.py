@@ -39,6 +39,15 @@ _INT_TEXT = {10: re.compile(r"^-?[0-9]+$"), 16: re.compile(r"^-?[0-9A-Fa-f]+$")}
 _FLOAT_TEXT = re.compile(r"^[-+]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?$")
 
 
+def unique(items):
+    """items without repeats, in their first order (items need not be hashable)."""
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+
+
 def clip(text, limit=80):
     """text on one line, runs of white space as one space, at most limit characters (then '...')."""
     text = " ".join(text.split())

@@ -315,6 +315,14 @@ def _time_sync(data, expect, problems, notes):
         try:
             track = parse_chronyc_tracking(chrony["stdout"])
             sync = track["synchronized"]
+            if (not sync and expect.get("clock_time_server") and track["reference"].upper().startswith("7F7F0101")
+                    and track["leap_status"].lower() not in ("not synchronised", "not synchronized")):
+                # The cluster's own time server (gpuops.cluster.chrony without
+                # site servers) serves its local clock: the cluster agrees
+                # with itself, which is what Slurm and munge need.
+                sync = True
+                notes.append("chrony serves this host's own clock to the cluster (chrony_servers is empty: set it to "
+                             "follow real time)")
             offset_ms = abs(track["offset_s"]) * 1000.0
             notes.append("chrony: %s, offset %.3f ms" % (track["leap_status"], offset_ms))
             if offset_ms > float(max_offset):

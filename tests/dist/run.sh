@@ -38,7 +38,7 @@ all:
     ansible_python_interpreter: /usr/bin/python3
     package_proxy_url: http://172.31.253.1:3142
     slurm_cluster_name: dist
-    slurm_config: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none}
+    slurm_config: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none, JobAcctGatherType: jobacct_gather/linux}
   children:
     slurm_controller: {hosts: {$CTL: {}}}
     slurm_compute: {hosts: {$NODE: {}}}

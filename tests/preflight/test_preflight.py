@@ -121,6 +121,11 @@ def test_valid_inventory_passes(tmp_path):
             "slurm_munge_key is 5 characters long; munge needs at least 32.",
             id="munge-key-too-short",
         ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_mpi_default": "pmix", "slurm_install_pmix": False}),
+            'slurm_mpi_default is "pmix" but slurm_install_pmix is false',
+            id="pmix-default-without-pmix",
+        ),
     ],
 )
 def test_preflight_rejects(tmp_path, inventory, expected):

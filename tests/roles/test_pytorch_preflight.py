@@ -1,27 +1,14 @@
 """pytorch_env's preflight rejects bad settings with a message that names the fix."""
 
-import os
-import pathlib
-import subprocess
-import sys
-
 import pytest
-import yaml
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+from _preflight import REPO, local_host, run_playbook
+
 PLAYBOOK = REPO / "tests" / "roles" / "plan" / "pytorch_preflight.yml"
 
 
 def run(tmp_path, host_vars):
-    host = {"ansible_connection": "local", "ansible_python_interpreter": sys.executable}
-    host.update(host_vars)
-    inv = tmp_path / "hosts.yml"
-    inv.write_text(yaml.safe_dump({"all": {"hosts": {"node": host}}}))
-    env = dict(os.environ, ANSIBLE_CONFIG=str(REPO / "ansible.cfg"), ANSIBLE_NOCOLOR="1")
-    bin_dir = pathlib.Path(sys.executable).parent
-    proc = subprocess.run([str(bin_dir / "ansible-playbook"), "-i", str(inv), str(PLAYBOOK)],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
-    return proc.returncode, " ".join((proc.stdout + proc.stderr).split())
+    return run_playbook(tmp_path, PLAYBOOK, {"hosts": {"node": local_host(host_vars)}}, args=())
 
 
 def test_defaults_pass(tmp_path):

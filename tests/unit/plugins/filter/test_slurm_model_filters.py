@@ -350,14 +350,16 @@ def test_slurm_log_errors(args, expected):
 
 PATHS = {"config_dir": "/etc/slurm", "log_dir": "/var/log/slurm", "state_dir": "/var/lib/slurm/slurmctld",
          "spool_dir": "/var/lib/slurm/slurmd", "slurmd_env_file": "/etc/default/slurmd",
-         "configless_dropin": "/etc/systemd/system/slurmd.service.d/gpuops-configless.conf"}
-CONTENTS = {"slurm.conf": "S", "cgroup.conf": "C", "gres.conf": "G", "slurmd_env": "E", "dropin": "D"}
+         "configless_dropin": "/etc/systemd/system/slurmd.service.d/gpuops-configless.conf",
+         "task_prolog": "/etc/slurm/task_prolog"}
+CONTENTS = {"slurm.conf": "S", "cgroup.conf": "C", "gres.conf": "G", "slurmd_env": "E", "dropin": "D", "task_prolog": "P"}
 
 
 def test_slurm_host_files():
     model = _model(_hostvars(1))
     files = FILTERS["slurm_host_files"](LazyMapping(model["hosts"]["gpu01"]), LazyMapping(PATHS), LazyMapping(CONTENTS))
     assert [entry["path"] for entry in files["slurmd"]] == ["/etc/slurm/gres.conf", "/etc/default/slurmd",
+                                                            "/etc/slurm/task_prolog", "/etc/slurm/task_prolog.d",
                                                             PATHS["configless_dropin"]]
 
 

@@ -365,6 +365,12 @@ def _part(**part):
         id="short-munge-key-length-templated"),
     pytest.param({"munge_key_length": "0"}, [], id="no-munge-key-is-generated"),
     pytest.param({"munge_key_length": 32}, [], id="munge-key-of-32"),
+    # MPI
+    pytest.param({"mpi_default": "pmix", "install_pmix": False}, [
+        'slurm_mpi_default is "pmix" but slurm_install_pmix is false: slurmd could not load the PMIx library and every '
+        'srun would fail. Set slurm_install_pmix: true, or slurm_mpi_default: none (or pmi2).'], id="pmix-without-pmix"),
+    pytest.param({"mpi_default": "none", "install_pmix": False}, [], id="no-mpi-without-pmix"),
+    pytest.param({"mpi_default": "pmix", "install_pmix": True}, [], id="pmix-with-pmix"),
     # partitions
     pytest.param({"partitions": "gpu"}, [GROUP_LIST + '"gpu".'], id="partitions-not-a-list"),
     pytest.param({"partitions": ["gpu"]}, [
@@ -1249,8 +1255,9 @@ def test_restart_changes_of_more_than_eight_nodes_are_counted():
 
 PATHS = {"config_dir": "/etc/slurm", "log_dir": "/var/log/slurm", "state_dir": "/var/lib/slurm/slurmctld",
          "spool_dir": "/var/lib/slurm/slurmd", "slurmd_env_file": "/etc/default/slurmd",
-         "configless_dropin": "/etc/systemd/system/slurmd.service.d/gpuops-configless.conf"}
-CONTENTS = {"slurm.conf": "S", "cgroup.conf": "C", "gres.conf": "G", "slurmd_env": "E", "dropin": "D"}
+         "configless_dropin": "/etc/systemd/system/slurmd.service.d/gpuops-configless.conf",
+         "task_prolog": "/etc/slurm/task_prolog"}
+CONTENTS = {"slurm.conf": "S", "cgroup.conf": "C", "gres.conf": "G", "slurmd_env": "E", "dropin": "D", "task_prolog": "P"}
 
 
 def test_host_files_follow_the_host_entry():
@@ -1270,7 +1277,9 @@ def test_host_files_in_configless_mode():
     model = build_model(_inventory(1, dbd="db"), _settings(configless=True, accounting=True))
     node = host_files(model["hosts"]["gpu01"], PATHS, CONTENTS, configless=True)
     assert [entry["path"] for entry in node["config"]] == ["/etc/slurm", "/var/log/slurm", "/var/lib/slurm/slurmd"]
-    assert [entry.get("content", entry.get("state")) for entry in node["slurmd"]] == ["E", "directory", "D"]
+    assert [entry.get("content", entry.get("state")) for entry in node["slurmd"]] == [
+        "E", "P", "directory", "directory", "D"]
+    assert node["slurmd"][1]["mode"] == "0755" and node["slurmd"][2]["path"] == "/etc/slurm/task_prolog.d"
     ctl = host_files(model["hosts"]["ctl"], PATHS, CONTENTS, configless=True)
     assert [entry["path"] for entry in ctl["slurmd"]] == ["/etc/slurm/gres.conf"]
     dbd = host_files(model["hosts"]["db"], PATHS, CONTENTS, configless=True)

@@ -320,6 +320,26 @@ def test_time_sync():
     assert res["clock"]["message"].startswith("chrony offset 250.000 ms exceeds 100 ms (validate_clock_max_offset_ms)")
 
 
+def test_the_clusters_own_time_server_may_follow_its_local_clock():
+    # Real captures of the controller chrony serves the nodes from (tests/fixtures/chronyc/SOURCES.md).
+    for capture in ("tracking-4.3-local-server.txt", "tracking-4.6-local-server.txt"):
+        real = container_node(container=False, chronyc={"rc": 0, "stdout": read("chronyc", capture)})
+        res = by_check(node_checks(real, EXPECT))
+        assert res["clock"]["status"] == "fail"
+        assert res["clock"]["message"].startswith("the clock is not synchronized")
+        res = by_check(node_checks(real, dict(EXPECT, clock_time_server=True)))
+        assert res["clock"]["status"] == "pass", res["clock"]
+        assert "chrony serves this host's own clock to the cluster" in res["clock"]["message"]
+    # A node following that server is synchronized on its own terms.
+    real = container_node(container=False, chronyc={"rc": 0, "stdout": read("chronyc", "tracking-4.6-client.txt")})
+    assert by_check(node_checks(real, EXPECT))["clock"]["status"] == "pass"
+    # Not synchronised at all is a failure even on the time server.
+    unsynced = read("chronyc", "tracking-4.6-local-server.txt").replace("Leap status     : Normal",
+                                                                       "Leap status     : Not synchronised")
+    real = container_node(container=False, chronyc={"rc": 0, "stdout": unsynced})
+    assert by_check(node_checks(real, dict(EXPECT, clock_time_server=True)))["clock"]["status"] == "fail"
+
+
 def test_a_clock_that_could_not_be_read_fails_with_the_reason():
     error = "date +%s.%N printed '1795341600.%N', not seconds since the epoch (GNU date is needed)"
     res = by_check(node_checks(container_node(clock=None, clock_error=error), EXPECT))

@@ -1,0 +1,51 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Filters of the cluster_users role: cluster_users_plan, cluster_users_host_view and cluster_users_conflicts.
+
+Their documentation is in the <filter name>.yml files beside this one, the
+logic in module_utils/_cluster_users.py.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils import _cluster_users as cu
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+
+
+def _call(name, func, *args):
+    try:
+        return func(*args)
+    except cu.ClusterUsersError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, exc))
+    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
+
+
+def cluster_users_plan(users, groups, settings=None):
+    """The users and groups to create, checked and filled in: {users, groups, errors}."""
+    return _call("cluster_users_plan", cu.plan, users, groups, settings)
+
+
+def cluster_users_host_view(passwd, group, plan):
+    """The entries of one host's getent passwd/group results that matter to the plan."""
+    return _call("cluster_users_host_view", cu.host_view, passwd, group, plan)
+
+
+def cluster_users_conflicts(plan, views):
+    """Messages for every uid/gid conflict between the plan and the hosts' views."""
+    return _call("cluster_users_conflicts", cu.conflicts, plan, views)
+
+
+class FilterModule(object):
+    """Cluster users filters."""
+
+    def filters(self):
+        return {
+            "cluster_users_plan": cluster_users_plan,
+            "cluster_users_host_view": cluster_users_host_view,
+            "cluster_users_conflicts": cluster_users_conflicts,
+        }

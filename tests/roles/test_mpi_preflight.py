@@ -1,0 +1,30 @@
+"""The mpi role's preflight (tags preflight, --check) refuses bad settings with a message that names the fix."""
+
+import pytest
+
+from _preflight import REPO, local_host, run_playbook
+
+PLAYBOOK = REPO / "playbooks" / "mpi.yml"
+
+
+def run(tmp_path, host_vars):
+    return run_playbook(tmp_path, PLAYBOOK, {"children": {"slurm_compute": {"hosts": {"node": local_host(host_vars)}}}})
+
+
+def test_defaults_pass(tmp_path):
+    rc, out = run(tmp_path, {})
+    assert rc == 0, out
+    assert "failed=0" in out
+
+
+@pytest.mark.parametrize("host_vars, expected", [
+    pytest.param({"mpi_packages_extra": ["libopenmpi-dev", "ucx utils; rm -rf /"]},
+                 'mpi_packages_extra must be package names, not ["libopenmpi-dev", "ucx utils; rm -rf /"]',
+                 id="package-name-with-spaces"),
+    pytest.param({"mpi_packages_extra": [["libopenmpi-dev"]]}, "mpi_packages_extra", id="package-not-a-string"),
+    pytest.param({"mpi_install_mpi4py": "maybe"}, "mpi_install_mpi4py", id="mpi4py-not-a-bool"),
+])
+def test_bad_settings_are_refused(tmp_path, host_vars, expected):
+    rc, out = run(tmp_path, host_vars)
+    assert rc != 0, out
+    assert expected in out, out

@@ -1,0 +1,215 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.gpuops.cluster.plugins.module_utils import _cluster_users as cu
+
+KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK7nXbB1cK2n4r2m0m3Yd0e5mJ6hQ0S3nKp1p9Yl3d4f alice@laptop"
+GROUPS = [{"name": "chem", "gid": 3001}, {"name": "gpu", "gid": 3002}]
+USERS = [
+    {"name": "alice", "uid": 3101, "group": "chem", "groups": ["gpu"], "ssh_keys": [KEY], "comment": "Alice A"},
+    {"name": "bob", "uid": 3102},
+]
+SETTINGS = {"min_uid": 1000, "min_gid": 1000, "home_root": "/shared/home/", "shell": "/bin/bash"}
+
+
+def _plan(users=None, groups=None, settings=None):
+    return cu.plan(USERS if users is None else users, GROUPS if groups is None else groups,
+                   SETTINGS if settings is None else settings)
+
+
+def test_plan_fills_in_defaults_and_personal_groups():
+    result = _plan()
+    assert result["errors"] == []
+    assert result["users"] == [
+        {"name": "alice", "uid": 3101, "group": "chem", "groups": ["gpu"], "shell": "/bin/bash",
+         "home": "/shared/home/alice", "comment": "Alice A", "ssh_keys": [KEY]},
+        {"name": "bob", "uid": 3102, "group": "bob", "groups": [], "shell": "/bin/bash",
+         "home": "/shared/home/bob", "comment": "", "ssh_keys": []},
+    ]
+    assert result["groups"] == [
+        {"name": "chem", "gid": 3001, "personal": False}, {"name": "gpu", "gid": 3002, "personal": False},
+        {"name": "bob", "gid": 3102, "personal": True},
+    ]
+
+
+def test_empty_home_root_is_home_and_user_home_wins():
+    result = cu.plan([{"name": "carol", "uid": 4000, "gid": 4001}, {"name": "dave", "uid": 4002, "home": "/data/d/"}],
+                     [], {"home_root": ""})
+    assert result["errors"] == []
+    assert [u["home"] for u in result["users"]] == ["/home/carol", "/data/d"]
+    assert result["groups"] == [{"name": "carol", "gid": 4001, "personal": True},
+                                {"name": "dave", "gid": 4002, "personal": True}]
+
+
+def test_user_without_group_takes_the_listed_group_of_its_name():
+    result = cu.plan([{"name": "eve", "uid": 3500}], [{"name": "eve", "gid": 3600}])
+    assert result["errors"] == []
+    assert result["users"][0]["group"] == "eve"
+    assert result["groups"] == [{"name": "eve", "gid": 3600, "personal": False}]
+
+
+def test_nothing_to_do():
+    assert cu.plan([], []) == {"users": [], "groups": [], "errors": []}
+
+
+@pytest.mark.parametrize("users, groups, settings, message", [
+    pytest.param([{"name": "Alice", "uid": 3101}], [], {},
+                 "cluster_users_users[1] name Alice is not a valid POSIX user or group name: use lower-case letters",
+                 id="upper-case-name"),
+    pytest.param([{"name": "-x", "uid": 3101}], [], {}, "cluster_users_users[1] name -x is not a valid POSIX", id="dash"),
+    pytest.param([{"name": "a" * 33, "uid": 3101}], [], {}, "at most 32 characters", id="too-long"),
+    pytest.param([{"uid": 3101}], [], {}, "cluster_users_users[1] name None is not a valid POSIX", id="no-name"),
+    pytest.param([{"name": "alice", "uid": 999}], [], {},
+                 "cluster_users_users: alice's uid is 999, below the minimum 1000: take a number from 1000 up",
+                 id="uid-below-minimum"),
+    pytest.param([{"name": "alice", "uid": 1500}], [], {"min_uid": 2000},
+                 "alice's uid is 1500, below the minimum 2000", id="uid-below-set-minimum"),
+    pytest.param([{"name": "alice", "uid": 65534}], [], {}, "not 65534 or 65535 (nobody)", id="nobody"),
+    pytest.param([{"name": "alice", "uid": "31a"}], [], {}, "alice's uid must be a whole number, not 31a",
+                 id="uid-not-a-number"),
+    pytest.param([{"name": "alice", "uid": True}], [], {}, "alice's uid must be a whole number, not True",
+                 id="uid-bool"),
+    pytest.param([{"name": "alice", "uid": 3101}, {"name": "bob", "uid": 3101}], [], {},
+                 "cluster_users_users: uid 3101 is given to alice and bob: give each its own number", id="duplicate-uid"),
+    pytest.param([{"name": "alice", "uid": 3101}, {"name": "alice", "uid": 3102}], [], {},
+                 "cluster_users_users lists alice 2 times: keep one entry per name", id="duplicate-name"),
+    pytest.param([], [{"name": "chem", "gid": 3001}, {"name": "bio", "gid": 3001}], {},
+                 "gid 3001 is given to bio and chem", id="duplicate-gid"),
+    pytest.param([{"name": "alice", "uid": 3001}], [{"name": "chem", "gid": 3001}], {},
+                 "gid 3001 is given to alice and chem", id="personal-group-gid-taken"),
+    pytest.param([], [{"name": "chem", "gid": 500}], {},
+                 "cluster_users_groups: chem's gid is 500, below the minimum 1000", id="gid-below-minimum"),
+    pytest.param([{"name": "alice", "uid": 3101, "group": "chem"}], [], {},
+                 "cluster_users_users: alice's group chem is not in cluster_users_groups: add {name: chem, gid: <number>}",
+                 id="group-not-listed"),
+    pytest.param([{"name": "alice", "uid": 3101, "group": "chem", "gid": 7}], [{"name": "chem", "gid": 3001}], {},
+                 "alice's gid 7 is not the gid 3001 of its group chem", id="gid-against-group"),
+    pytest.param([{"name": "alice", "uid": 3101, "groups": ["Bad Group"]}], [], {},
+                 "alice's groups entry Bad Group is not a valid POSIX", id="bad-supplementary"),
+    pytest.param([{"name": "alice", "uid": 3101, "groups": "gpu"}], [], {},
+                 "alice's groups must be a list of group names, not gpu", id="groups-string"),
+    pytest.param([{"name": "alice", "uid": 3101, "shell": "bash"}], [], {},
+                 "alice's shell must be an absolute path without ':', not bash", id="relative-shell"),
+    pytest.param([{"name": "alice", "uid": 3101, "home": "/x:y"}], [], {}, "alice's home must be an absolute path",
+                 id="home-colon"),
+    pytest.param([{"name": "alice", "uid": 3101, "comment": "a:b"}], [], {},
+                 "alice's comment must be text without ':'", id="comment-colon"),
+    pytest.param([{"name": "alice", "uid": 3101, "ssh_keys": ["not a key"]}], [], {},
+                 "alice's ssh_keys[1] is not one OpenSSH public key line", id="bad-key"),
+    pytest.param([{"name": "alice", "uid": 3101, "ssh_keys": [KEY + "\n" + KEY]}], [], {},
+                 "alice's ssh_keys[1] is not one OpenSSH public key line", id="two-keys-in-one"),
+    pytest.param([{"name": "alice", "uid": 3101, "shel": "/bin/sh"}], [], {},
+                 "cluster_users_users: alice has unknown keys shel: the keys are name, uid", id="typo-key"),
+    pytest.param([{"name": "alice", "uid": 3101}], [], {"home_root": "shared/home"},
+                 "cluster_users_home_root must be an absolute path", id="relative-home-root"),
+    pytest.param({"alice": 3101}, [], {}, "cluster_users_users must be a list of {name, uid, ...}", id="users-mapping"),
+    pytest.param(["alice"], [], {}, "cluster_users_users[1] must be a mapping", id="user-string"),
+    pytest.param([], {"chem": 3001}, {}, "cluster_users_groups must be a list of {name, gid}", id="groups-mapping"),
+    pytest.param([], [], {"min_uid": "x"}, "cluster_users_min_uid must be a whole number", id="bad-min"),
+])
+def test_plan_errors(users, groups, settings, message):
+    errors = cu.plan(users, groups, settings)["errors"]
+    assert any(message in error for error in errors), errors
+
+
+PASSWD_OK = {
+    "root": ["x", "0", "0", "root", "/root", "/bin/bash"],
+    "alice": ["x", "3101", "3001", "Alice A", "/shared/home/alice", "/bin/bash"],
+    "daemon": ["x", "1", "1", "daemon", "/usr/sbin", "/usr/sbin/nologin"],
+}
+GROUP_OK = {"root": ["x", "0", ""], "chem": ["x", "3001", ""], "gpu": ["x", "3002", "alice"], "docker": ["x", "999", ""]}
+
+
+def test_host_view_keeps_only_what_matters():
+    plan = _plan()
+    view = cu.host_view(PASSWD_OK, GROUP_OK, plan)
+    assert view == {"passwd": {"alice": 3101}, "group": {"chem": 3001, "gpu": 3002}, "missing_groups": []}
+
+
+def test_host_view_missing_supplementary_group():
+    plan = cu.plan([{"name": "alice", "uid": 3101, "groups": ["docker", "video"]}], [])
+    view = cu.host_view(PASSWD_OK, GROUP_OK, plan)
+    assert view["missing_groups"] == ["video"]
+
+
+def test_host_view_malformed_numbers_are_skipped_and_bad_shapes_raise():
+    plan = _plan()
+    assert cu.host_view({"alice": ["x", "", "3001"]}, None, plan)["passwd"] == {}
+    with pytest.raises(cu.ClusterUsersError, match="getent passwd must be the getent result"):
+        cu.host_view(["alice"], {}, plan)
+    with pytest.raises(cu.ClusterUsersError, match="getent group entry chem is not a getent field list"):
+        cu.host_view({}, {"chem": "3001"}, plan)
+    with pytest.raises(cu.ClusterUsersError, match="the plan must be the result of cluster_users_plan"):
+        cu.host_view({}, {}, {"users": []})
+
+
+def _views(**hosts):
+    plan = _plan()
+    return plan, dict((host, cu.host_view(passwd, group, plan)) for host, (passwd, group) in hosts.items())
+
+
+def test_no_conflicts_on_clean_and_converged_hosts():
+    plan, views = _views(ctl=({"root": ["x", "0", "0", "", "/", "/bin/sh"]}, {}), gpu01=(PASSWD_OK, GROUP_OK))
+    assert cu.conflicts(plan, views) == []
+
+
+def test_user_with_another_uid_names_hosts_user_and_both_numbers():
+    other = dict(PASSWD_OK, alice=["x", "3005", "3001", "", "/home/alice", "/bin/bash"])
+    plan, views = _views(gpu01=(other, GROUP_OK), gpu02=(other, GROUP_OK), gpu03=(PASSWD_OK, GROUP_OK))
+    assert cu.conflicts(plan, views) == [
+        "user alice has uid 3005 on gpu[01-02], the inventory wants 3101: change it there (usermod/groupmod and "
+        "chown its files) or give alice 3005 in the inventory"]
+
+
+def test_uid_taken_by_another_name():
+    other = {"mallory": ["x", "3101", "100", "", "/home/mallory", "/bin/sh"]}
+    plan, views = _views(ctl=(other, {}), gpu01=({}, {}))
+    assert cu.conflicts(plan, views) == [
+        "uid 3101 of user alice is taken by mallory on ctl: give alice another uid, or move mallory off 3101 there"]
+
+
+def test_group_conflicts_both_ways():
+    plan, views = _views(gpu07=({}, {"chem": ["x", "4000", ""], "lab": ["x", "3002", ""]}))
+    assert cu.conflicts(plan, views) == [
+        "group chem has gid 4000 on gpu07, the inventory wants 3001: change it there (usermod/groupmod and chown "
+        "its files) or give chem 4000 in the inventory",
+        "gid 3002 of group gpu is taken by lab on gpu07: give gpu another gid, or move lab off 3002 there",
+    ]
+
+
+def test_personal_group_gid_taken():
+    plan, views = _views(n1=({}, {"staff2": ["x", "3102", ""]}))
+    assert cu.conflicts(plan, views) == [
+        "gid 3102 of group bob is taken by staff2 on n1: give bob another gid, or move staff2 off 3102 there"]
+
+
+def test_missing_group_and_blind_hosts():
+    plan = cu.plan([{"name": "alice", "uid": 3101, "groups": ["video"]}], [])
+    views = {"a1": cu.host_view({}, {}, plan), "a2": cu.host_view({}, {"video": ["x", "44", ""]}, plan), "a3": None}
+    assert cu.conflicts(plan, views) == [
+        "no getent result from a3: the users cannot be checked there",
+        "group video (in the groups of alice) is missing on a1: add it to cluster_users_groups with a gid, "
+        "or create it there",
+    ]
+
+
+def test_thousand_hosts_give_one_short_message():
+    other = {"alice": ["x", "3005", "3001", "", "/home/alice", "/bin/bash"]}
+    plan = _plan()
+    view = cu.host_view(other, GROUP_OK, plan)
+    views = dict(("gpu%04d" % n, view) for n in range(1, 1001))
+    messages = cu.conflicts(plan, views)
+    assert messages == ["user alice has uid 3005 on gpu[0001-1000], the inventory wants 3101: change it there "
+                        "(usermod/groupmod and chown its files) or give alice 3005 in the inventory"]
+
+
+def test_conflicts_bad_shapes_raise():
+    with pytest.raises(cu.ClusterUsersError, match="the views must be a mapping"):
+        cu.conflicts(_plan(), [])
