@@ -69,7 +69,7 @@ def first_host(nodelist):
     parts = []
     rest = item
     while "[" in rest:
-        before, _, after = rest.partition("[")
+        before, _bracket, after = rest.partition("[")
         body, closed, rest = after.partition("]")
         if not closed or "[" in body:
             return None
@@ -176,4 +176,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -334,8 +334,8 @@ def test_the_clusters_own_time_server_may_follow_its_local_clock():
     real = container_node(container=False, chronyc={"rc": 0, "stdout": read("chronyc", "tracking-4.6-client.txt")})
     assert by_check(node_checks(real, EXPECT))["clock"]["status"] == "pass"
     # Not synchronised at all is a failure even on the time server.
-    unsynced = read("chronyc", "tracking-4.6-local-server.txt").replace("Leap status     : Normal",
-                                                                       "Leap status     : Not synchronised")
+    unsynced = read("chronyc", "tracking-4.6-local-server.txt").replace(
+        "Leap status     : Normal", "Leap status     : Not synchronised")
     real = container_node(container=False, chronyc={"rc": 0, "stdout": unsynced})
     assert by_check(node_checks(real, dict(EXPECT, clock_time_server=True)))["clock"]["status"] == "fail"
 
