@@ -160,7 +160,8 @@ def test_plan_with_toolkits_default_and_stale_files():
                                              "lib_dirs": ["/usr/local/cuda-12.8/lib64"]}
     # Only the role's own files in its own places go: not pytorch_env's modulefile, nothing outside the tree.
     assert result["stale"] == [TREE + "/cuda/11.8"]
-    assert result["dirs"] == ["/opt/gpuops", TREE, TREE + "/cuda", "/etc/gpuops", "/etc/gpuops/env_modules"]
+    assert result["dirs"] == ["/opt/gpuops", TREE, TREE + "/cuda", "/etc/gpuops", "/etc/gpuops/env_modules",
+                              "/etc/slurm", "/etc/slurm/task_prolog.d"]
 
 
 def test_no_default_when_usr_local_cuda_points_elsewhere_and_the_old_version_file_goes():
