@@ -341,28 +341,40 @@ MOUNT_KEYS = ("path", "src", "fstype", "options", "owner", "group", "mode")
 EXTERNAL_KEYS = ("path", "fstype", "writable", "check_user", "src", "options", "owner", "group", "mode")
 
 
+def _entries(items, variable, shape, keys, twice, errors):
+    """(what, entry, path, path_ok) for each mapping of a list setting, after the checks every entry gets.
+
+    what names the entry in messages (variable[index] (path)); an entry that
+    is not a mapping, an unknown key, a bad or repeated path, mode or owner
+    is reported in errors.
+    """
+    seen = set()
+    for index, entry in enumerate(items):
+        what = "%s[%d]" % (variable, index)
+        if not isinstance(entry, dict):
+            errors.append("%s must be a mapping %s, not %r" % (what, shape, entry))
+            continue
+        path = entry.get("path")
+        if isinstance(path, str):
+            what = "%s (%s)" % (what, path)
+        _unknown_keys(entry, keys, what, errors)
+        ok = _check_path(path, what, errors)
+        if ok and _normpath(path) in seen:
+            errors.append("%s: %s %s" % (what, path, twice))
+        if ok:
+            seen.add(_normpath(path))
+        _check_mode(entry, what, errors)
+        _check_owner(entry, what, errors)
+        yield what, entry, path, ok
+
+
 def _plan_exports(settings, clients_info, plan, errors, warnings):
     exports = settings.get("exports")
     if not _is_list(exports):
         errors.append("shared_storage_exports must be a list of {path, clients, options}, not %r" % (exports,))
         return
-    seen = set()
-    for index, entry in enumerate(exports):
-        what = "shared_storage_exports[%d]" % index
-        if not isinstance(entry, dict):
-            errors.append("%s must be a mapping {path, clients, options}, not %r" % (what, entry))
-            continue
-        path = entry.get("path")
-        if isinstance(path, str):
-            what = "%s (%s)" % (what, path)
-        _unknown_keys(entry, EXPORT_KEYS, what, errors)
-        ok = _check_path(path, what, errors)
-        if ok and _normpath(path) in seen:
-            errors.append("%s: %s is exported twice; give each path one entry with all its clients" % (what, path))
-        if ok:
-            seen.add(_normpath(path))
-        _check_mode(entry, what, errors)
-        _check_owner(entry, what, errors)
+    for what, entry, path, ok in _entries(exports, "shared_storage_exports", "{path, clients, options}", EXPORT_KEYS,
+                                          "is exported twice; give each path one entry with all its clients", errors):
         options = entry.get("options", list(settings.get("export_options") or []))
         option_errors = export_option_errors(options, what)
         errors.extend(option_errors)
@@ -424,27 +436,13 @@ def _plan_mounts(settings, plan, errors):
     if not _is_list(mounts):
         errors.append("shared_storage_mounts must be a list of {path, src, fstype, options}, not %r" % (mounts,))
         return
-    seen = set()
     export_paths = [export["path"] for export in plan["exports"]]
     exports_valid = not errors  # a bad export is reported once, not again with every mount of it
     pseudo_root = any(option == "fsid=0" or option == "fsid=root"
                       for export in plan["exports"] for option in export["options"])
-    for index, entry in enumerate(mounts):
-        what = "shared_storage_mounts[%d]" % index
-        if not isinstance(entry, dict):
-            errors.append("%s must be a mapping {path, src, fstype, options}, not %r" % (what, entry))
-            continue
-        path = entry.get("path")
-        if isinstance(path, str):
-            what = "%s (%s)" % (what, path)
-        _unknown_keys(entry, EXTERNAL_KEYS if mode == "external" else MOUNT_KEYS, what, errors)
-        ok = _check_path(path, what, errors)
-        if ok and _normpath(path) in seen:
-            errors.append("%s: %s is listed twice; keep one entry per mount point" % (what, path))
-        if ok:
-            seen.add(_normpath(path))
-        _check_mode(entry, what, errors)
-        _check_owner(entry, what, errors)
+    for what, entry, path, ok in _entries(mounts, "shared_storage_mounts", "{path, src, fstype, options}",
+                                          EXTERNAL_KEYS if mode == "external" else MOUNT_KEYS,
+                                          "is listed twice; keep one entry per mount point", errors):
         if mode == "external":
             _plan_external(entry, what, ok, plan, errors, settings)
             continue
