@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate accounting day2 maintenance
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health accounting day2 maintenance
 
 .PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench scale clean
 
@@ -111,6 +111,7 @@ test: venv lint sanity units pytest dist-test molecule
 # BENCH_NODES="2 8" by default: lab sizes (compute nodes) to measure.
 bench: venv images wheelhouse
 	bench/lab_converge.sh
+	$(BIN)/python bench/health_prolog.py
 
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
 scale: venv

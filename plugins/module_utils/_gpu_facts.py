@@ -42,7 +42,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import os
 import re
+import stat
 import xml.etree.ElementTree as ET
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, as_text, guarded, small_int
@@ -302,6 +304,23 @@ def _pcie_link(node, where):
     }
 
 
+def _processes(node, where):
+    """The compute and graphics processes on the GPU: [{pid, type, name, used_memory_mib}].
+
+    ``<processes>`` holds one ``<process_info>`` per process (pid, type C, G or
+    C+G, process_name, used_memory); it is empty or ``<processes />`` when none
+    runs. A pid is the host's, as the driver sees it.
+    """
+    found = []
+    for info in node.findall("processes/process_info"):
+        pid = _int_field(info, "pid", where)
+        if pid is None:
+            continue
+        found.append({"pid": pid, "type": _field(info, "type"), "name": _field(info, "process_name"),
+                      "used_memory_mib": _mib_field(info, "used_memory", where)})
+    return found
+
+
 def _gpu(node, position):
     where = "GPU %d" % position
     name = _field(node, "product_name")
@@ -339,8 +358,8 @@ def _gpu(node, position):
     }
 
 
-def parse_smi_xml(text):
-    """Driver, CUDA and per-GPU facts from ``nvidia-smi -q -x``.
+def parse_smi_xml(text, processes=False):
+    """Driver, CUDA and per-GPU facts from ``nvidia-smi -q -x`` (with processes=True, each GPU's processes too).
 
     Reads the DTD v11/v12/v13 layouts, with or without the XML declaration
     and DOCTYPE, indented with spaces or tabs.
@@ -361,6 +380,9 @@ def parse_smi_xml(text):
     if root.tag != "nvidia_smi_log":
         raise GpuFactsError("nvidia-smi -q -x: root element is %s, not nvidia_smi_log" % _snippet(str(root.tag), 40))
     gpus = [_gpu(node, position) for position, node in enumerate(root.findall("gpu"))]
+    if processes:
+        for gpu, node in zip(gpus, root.findall("gpu")):
+            gpu["processes"] = _processes(node, "GPU %d" % gpu["index"])
     attached = _field(root, "attached_gpus")
     return {
         "driver_version": _field(root, "driver_version"),
@@ -1017,6 +1039,72 @@ def build_facts(smi, topo=None, cpu_topology=None, listing=None, mig_minors=None
     }
     facts.update(fabric_facts(pci_devices, topo.get("gpus") if topo is not None else None))
     return facts, warnings
+
+
+# --------------------------------------------------------------------------
+# What the host shows without nvidia-smi (sysfs, /dev), and what a failing
+# nvidia-smi means. Shared by the gpu_facts module and the health check.
+
+NO_DEVICES = "No devices were found"
+NO_DRIVER = (
+    "couldn't communicate with the NVIDIA driver",
+    "NVIDIA-SMI has failed",
+    "Failed to initialize NVML",
+    "Driver/library version mismatch",
+)
+
+
+def device_files(dev_root="/dev"):
+    """The /dev/nvidiaN character devices (N a number): what the driver made, or what slurmd will bind."""
+    try:
+        names = os.listdir(dev_root)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if re.match(r"nvidia[0-9]{1,4}$", name):
+            path = os.path.join(dev_root, name)
+            try:
+                if stat.S_ISCHR(os.stat(path).st_mode):
+                    found.append(path)
+            except OSError:
+                continue
+    return sorted(found, key=lambda item: int(item[len(dev_root) + 7:]))
+
+
+def read_pci_devices(sysfs_root="/sys"):
+    """[(address, vendor, class)] of <sysfs_root>/bus/pci/devices, None for a file that cannot be read.
+
+    The entries are links into /sys/devices on a real system; open() follows them.
+    """
+    base = os.path.join(sysfs_root, "bus", "pci", "devices")
+    try:
+        names = sorted(os.listdir(base))
+    except OSError:
+        return []
+    entries = []
+    for name in names:
+        values = []
+        for leaf in ("vendor", "class"):
+            try:
+                with open(os.path.join(base, name, leaf), "rb") as handle:
+                    values.append(handle.read(64))
+            except (IOError, OSError):
+                values.append(None)
+        entries.append((name, values[0], values[1]))
+    return entries
+
+
+def smi_outcome(rc, out, err):
+    """What ``nvidia-smi -q -x`` gave: "xml" (parse it), "no_devices", "no_driver" or "failed"."""
+    both = (out or "") + "\n" + (err or "")
+    if rc == 0 and (out or "").strip().startswith("<"):
+        return "xml"
+    if NO_DEVICES in both:
+        return "no_devices"
+    if any(marker in both for marker in NO_DRIVER):
+        return "no_driver"
+    return "failed" if rc != 0 else "xml"
 
 
 # No error of Python's own leaves a parser: anything no rule foresaw becomes GpuFactsError.

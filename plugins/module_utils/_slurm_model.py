@@ -499,6 +499,7 @@ def check_inventory(inventory, settings):
         errors.append("slurm_mpi_default is %s but slurm_install_pmix is false: slurmd could not load the PMIx "
                       "library and every srun would fail. Set slurm_install_pmix: true, or slurm_mpi_default: none "
                       "(or pmi2)." % _shown(mpi_default))
+    errors.extend(_check_health_check(settings))
     if settings.get("accounting"):
         errors.extend(_check_accounts(settings.get("dbd_accounts")))
         password = settings.get("dbd_db_password")
@@ -506,6 +507,28 @@ def check_inventory(inventory, settings):
             errors.append("slurm_dbd_db_password holds a '#', a space or a newline: slurmdbd.conf would cut it there "
                           "(StoragePass takes no quoting). Make a new one from letters, digits and punctuation other "
                           "than '#', and store it in your vault.")
+    return errors
+
+
+HEALTH_CHECK_NODE_STATES = ("ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE")
+
+
+def _check_health_check(settings):
+    """slurm_health_check_interval and slurm_health_check_node_state (slurm.conf HealthCheck*)."""
+    errors = []
+    if "health_check_interval" in settings:
+        interval = _as_int(settings.get("health_check_interval"))
+        if interval is None or interval < 1:
+            errors.append("slurm_health_check_interval is %s: give the seconds between two runs of the node health "
+                          "check (slurmd runs <slurm_config_dir>/healthcheck, which runs healthcheck.d/*), for example "
+                          "300. 0 would run it only when slurmd starts; to run no health check, leave healthcheck.d "
+                          "empty (do not apply gpuops.cluster.node_health)." % _shown(settings.get("health_check_interval")))
+    if "health_check_node_state" in settings:
+        state = settings.get("health_check_node_state")
+        words = str(state).upper().split(",") if isinstance(state, str) else []
+        if not words or any(word not in HEALTH_CHECK_NODE_STATES for word in words):
+            errors.append("slurm_health_check_node_state is %s: give %s (several joined by commas; CYCLE spreads the "
+                          "runs over the interval)." % (_shown(state), ", ".join(HEALTH_CHECK_NODE_STATES)))
     return errors
 
 
@@ -917,13 +940,18 @@ def log_errors(lines, limit=3, width=300):
 # --------------------------------------------------------------------------
 # The files a host keeps, from its part of the model
 
+NODE_SCRIPTS = ("task_prolog", "prolog", "epilog", "health_check")
+
+
 def host_files(host, paths, contents, user="slurm", configless=False):
     """{"config": [...], "slurmd": [...]}: file_bundle entries for one host (its entry in the model's hosts).
 
-    paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin, task_prolog.
-    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin, task_prolog (text).
-    A compute node keeps slurm.conf's TaskProlog, which runs the scripts of
-    <task_prolog>.d (other roles drop theirs there), and that directory.
+    paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin, and the node
+    scripts task_prolog, prolog, epilog, health_check (NODE_SCRIPTS; one left out is not written).
+    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin and the node scripts (text).
+    A compute node keeps the node scripts slurm.conf names (TaskProlog, Prolog, Epilog,
+    HealthCheckProgram), each of which runs the scripts of its .d directory (other roles drop theirs
+    there), and those directories.
     The configuration files keep their previous version for a rollback.
     """
     def directory(path, owner="root", mode="0755"):
@@ -949,8 +977,12 @@ def host_files(host, paths, contents, user="slurm", configless=False):
         slurmd.append(text(config_dir + "/gres.conf", contents["gres.conf"], True))
     if host.get("compute"):
         slurmd.append(text(paths["slurmd_env_file"], contents["slurmd_env"]))
-        slurmd.append(text(paths["task_prolog"], contents["task_prolog"], mode="0755"))
-        slurmd.append(directory(paths["task_prolog"] + ".d"))
+        # The node scripts slurm.conf names (TaskProlog, Prolog, Epilog, HealthCheckProgram): each runs
+        # the executable files of its .d directory, where the collection's roles and your own put theirs.
+        for key in NODE_SCRIPTS:
+            if paths.get(key):
+                slurmd.append(text(paths[key], contents[key], mode="0755"))
+                slurmd.append(directory(paths[key] + ".d"))
         dropin = paths["configless_dropin"]
         if configless:
             slurmd.append(directory(dropin.rsplit("/", 1)[0]))

@@ -233,6 +233,15 @@ def gres_gpu_types(gres):
     return sorted(set(gtype for name, gtype, _count in _gres_entries(gres) if name == "gpu" and gtype))
 
 
+def gres_gpu_type_counts(gres):
+    """GPUs per type of a Gres string: 'gpu:a100:4,gpu:h100:2' -> {'a100': 4, 'h100': 2}; untyped ones under ''."""
+    counts = {}
+    for name, gtype, count in _gres_entries(gres):
+        if name == "gpu":
+            counts[gtype or ""] = counts.get(gtype or "", 0) + count
+    return counts
+
+
 # --- nccl-tests ----------------------------------------------------------------
 
 # ``mpirun --tag-output`` prefixes every line with [job,rank]<stdout>:,

@@ -74,83 +74,105 @@ def _port_name(hca, port):
 # --------------------------------------------------------------------------
 # Per-node checks
 
-def _gpu_checks(node, data, expect):
-    gpus = data.get("gpus") or {}
+def gpu_count_result(node, gpus, expect, hardware, reason):
+    """gpu_count: what nvidia-smi lists against expect["gpu_count"], else against the PCI bus (real hardware)."""
     status = gpus.get("status")
     listed = gpus.get("gpus") or []
-    hardware = bool(data.get("hardware"))
-    reason = data.get("no_hardware_reason") or "no NVIDIA GPU on the PCI bus"
-    out = []
-
     want = expect.get("gpu_count") or 0
     pci = len(gpus.get("pci_gpus") or [])
     if status != "ok":
-        out.append(result(node, "gpu_count", FAIL, 0, want or pci or None,
-                          "nvidia-smi did not list GPUs (gpu_facts status %s)" % status))
-    elif want:
+        return result(node, "gpu_count", FAIL, 0, want or pci or None,
+                      "nvidia-smi did not list GPUs (gpu_facts status %s)" % status)
+    if want:
         names = sorted(set(gpu.get("name") for gpu in listed))
         ok = len(listed) == want
-        out.append(result(node, "gpu_count", PASS if ok else FAIL, len(listed), want,
-                          "nvidia-smi lists %d GPU(s) (%s), the inventory expects %d (validate_gpu_count)"
-                          % (len(listed), ", ".join(names) or "none", want)))
-    elif hardware:
-        ok = len(listed) == pci
-        out.append(result(node, "gpu_count", PASS if ok else FAIL, len(listed), pci,
-                          "nvidia-smi lists %d GPU(s), the PCI bus shows %d" % (len(listed), pci)))
-    else:
-        out.append(result(node, "gpu_count", NOT_RUN, len(listed), None,
-                          "nothing to compare with: %s and validate_gpu_count is not set" % reason))
-
-    model = expect.get("gpu_model") or ""
-    if model:
-        names = [gpu.get("name") or "" for gpu in listed]
-        wrong = sorted(set(name for name in names if model.lower() not in name.lower()))
-        ok = bool(names) and not wrong
-        out.append(result(node, "gpu_model", PASS if ok else FAIL, sorted(set(names)), model,
-                          ("every GPU is a %s" % model) if ok else
-                          ("GPU model(s) %s do not match %r (validate_gpu_model)"
-                           % (", ".join(wrong) or "none listed", model))))
-
-    driver = gpus.get("driver_version")
+        return result(node, "gpu_count", PASS if ok else FAIL, len(listed), want,
+                      "nvidia-smi lists %d GPU(s) (%s), the inventory expects %d (validate_gpu_count)"
+                      % (len(listed), ", ".join(names) or "none", want))
     if hardware:
-        loaded = (data.get("modules") or {}).get("nvidia")
-        proc = data.get("driver_proc_version") or ""
-        match = re.search(r"Kernel Module\s+(?:for\s+\S+\s+)?([0-9][0-9.]+)", proc)
-        kernel = match.group(1) if match else None
-        if not loaded:
-            out.append(result(node, "driver_loaded", FAIL, None, driver,
-                              "the nvidia kernel module is not loaded (/sys/module/nvidia is missing)"))
-        elif driver and kernel and kernel != driver:
-            out.append(result(node, "driver_loaded", FAIL, kernel, driver,
-                              "loaded kernel module %s differs from the user-space driver %s: reload or reboot"
-                              % (kernel, driver)))
-        else:
-            out.append(result(node, "driver_loaded", PASS, kernel or driver, driver,
-                              "nvidia kernel module %s loaded" % (kernel or driver)))
-    else:
-        out.append(result(node, "driver_loaded", NOT_RUN, None, driver,
-                          "%s: the kernel module is not this host's to check (nvidia-smi answers with driver %s)"
-                          % (reason, driver)))
+        ok = len(listed) == pci
+        return result(node, "gpu_count", PASS if ok else FAIL, len(listed), pci,
+                      "nvidia-smi lists %d GPU(s), the PCI bus shows %d" % (len(listed), pci))
+    return result(node, "gpu_count", NOT_RUN, len(listed), None,
+                  "nothing to compare with: %s and validate_gpu_count is not set" % reason)
 
+
+def gpu_model_result(node, listed, model):
+    """gpu_model: every GPU's product name holds model (case-insensitive)."""
+    names = [gpu.get("name") or "" for gpu in listed]
+    wrong = sorted(set(name for name in names if model.lower() not in name.lower()))
+    ok = bool(names) and not wrong
+    return result(node, "gpu_model", PASS if ok else FAIL, sorted(set(names)), model,
+                  ("every GPU is a %s" % model) if ok else
+                  ("GPU model(s) %s do not match %r (validate_gpu_model)" % (", ".join(wrong) or "none listed", model)))
+
+
+def kernel_module_version(proc_version):
+    """The version in /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15 ..."), or None."""
+    match = re.search(r"Kernel Module\s+(?:for\s+\S+\s+)?([0-9][0-9.]+)", proc_version or "")
+    return match.group(1) if match else None
+
+
+def driver_loaded_result(node, driver, hardware, loaded, proc_version, reason):
+    """driver_loaded: the nvidia kernel module is loaded and is the user-space driver's version."""
+    if not hardware:
+        return result(node, "driver_loaded", NOT_RUN, None, driver,
+                      "%s: the kernel module is not this host's to check (nvidia-smi answers with driver %s)"
+                      % (reason, driver))
+    kernel = kernel_module_version(proc_version)
+    if not loaded:
+        return result(node, "driver_loaded", FAIL, None, driver,
+                      "the nvidia kernel module is not loaded (/sys/module/nvidia is missing)")
+    if driver and kernel and kernel != driver:
+        return result(node, "driver_loaded", FAIL, kernel, driver,
+                      "loaded kernel module %s differs from the user-space driver %s: reload or reboot" % (kernel, driver))
+    return result(node, "driver_loaded", PASS, kernel or driver, driver, "nvidia kernel module %s loaded" % (kernel or driver))
+
+
+def persistence_result(node, listed):
+    """persistence_mode: on for every GPU (not_run where nvidia-smi does not report it)."""
     modes = [gpu.get("persistence_mode") for gpu in listed]
     if not listed:
-        out.append(result(node, "persistence_mode", NOT_RUN, None, "enabled", "no GPU listed"))
-    elif all(mode is None for mode in modes):
-        out.append(result(node, "persistence_mode", NOT_RUN, None, "enabled",
-                          "nvidia-smi does not report persistence mode on this platform"))
-    else:
-        off = [str(gpu.get("index")) for gpu in listed if gpu.get("persistence_mode") != "enabled"]
-        out.append(result(node, "persistence_mode", FAIL if off else PASS,
-                          "disabled on %d GPU(s)" % len(off) if off else "enabled", "enabled",
-                          ("persistence mode is off on GPU %s: enable nvidia-persistenced" % ",".join(off))
-                          if off else "persistence mode on for all %d GPUs" % len(listed)))
+        return result(node, "persistence_mode", NOT_RUN, None, "enabled", "no GPU listed")
+    if all(mode is None for mode in modes):
+        return result(node, "persistence_mode", NOT_RUN, None, "enabled",
+                      "nvidia-smi does not report persistence mode on this platform")
+    off = [str(gpu.get("index")) for gpu in listed if gpu.get("persistence_mode") != "enabled"]
+    return result(node, "persistence_mode", FAIL if off else PASS,
+                  "disabled on %d GPU(s)" % len(off) if off else "enabled", "enabled",
+                  ("persistence mode is off on GPU %s: enable nvidia-persistenced" % ",".join(off))
+                  if off else "persistence mode on for all %d GPUs" % len(listed))
 
-    out.append(_memory_errors(node, listed))
+
+def _gpu_checks(node, data, expect):
+    gpus = data.get("gpus") or {}
+    listed = gpus.get("gpus") or []
+    hardware = bool(data.get("hardware"))
+    reason = data.get("no_hardware_reason") or "no NVIDIA GPU on the PCI bus"
+    out = [gpu_count_result(node, gpus, expect, hardware, reason)]
+    model = expect.get("gpu_model") or ""
+    if model:
+        out.append(gpu_model_result(node, listed, model))
+    out.append(driver_loaded_result(node, gpus.get("driver_version"), hardware,
+                                    (data.get("modules") or {}).get("nvidia"), data.get("driver_proc_version") or "",
+                                    reason))
+    out.append(persistence_result(node, listed))
+    out.append(memory_errors_result(node, listed))
     return out
 
 
-def _memory_errors(node, listed):
-    problems, reported = [], False
+# Kinds of GPU memory error findings (memory_findings). validate fails on
+# every one; the health check drains on the kinds its settings name.
+MEMORY_KINDS = ("volatile_uncorrectable", "aggregate_uncorrectable", "retired_pages", "retirement_pending",
+                "remapped_rows_uncorrectable", "remap_pending", "remap_failure")
+
+
+def memory_findings(listed):
+    """(reported, [(kind, text)]): what the GPUs' ECC, page retirement and row remapping counters say.
+
+    reported is False when no GPU reports any of those counters (no ECC memory).
+    """
+    found, reported = [], False
     for gpu in listed:
         where = "GPU %s" % gpu.get("index")
         ecc = gpu.get("ecc_uncorrectable") or {}
@@ -159,32 +181,45 @@ def _memory_errors(node, listed):
             if count is not None:
                 reported = True
                 if count > 0:
-                    problems.append("%s: %d uncorrectable ECC error(s) (%s)" % (where, count, scope))
+                    found.append((scope + "_uncorrectable",
+                                  "%s: %d uncorrectable ECC error(s) (%s)" % (where, count, scope)))
         pages = gpu.get("retired_pages")
         if pages:
             reported = True
             total = (pages.get("single_bit") or 0) + (pages.get("double_bit") or 0)
             if total:
-                problems.append("%s: %d retired page(s)" % (where, total))
+                found.append(("retired_pages", "%s: %d retired page(s)" % (where, total)))
             if pages.get("pending"):
-                problems.append("%s: page retirement pending (reset the GPU)" % where)
+                found.append(("retirement_pending", "%s: page retirement pending (reset the GPU)" % where))
         rows = gpu.get("remapped_rows")
         if rows:
             reported = True
             if rows.get("uncorrectable"):
-                problems.append("%s: %d row(s) remapped for uncorrectable errors" % (where, rows["uncorrectable"]))
+                found.append(("remapped_rows_uncorrectable",
+                              "%s: %d row(s) remapped for uncorrectable errors" % (where, rows["uncorrectable"])))
             if rows.get("pending"):
-                problems.append("%s: row remapping pending (reset the GPU)" % where)
+                found.append(("remap_pending", "%s: row remapping pending (reset the GPU)" % where))
             if rows.get("failure"):
-                problems.append("%s: row remapping failed (replace the GPU)" % where)
+                found.append(("remap_failure", "%s: row remapping failed (replace the GPU)" % where))
+    return reported, found
+
+
+def memory_errors_result(node, listed, failing=MEMORY_KINDS):
+    """gpu_memory_errors: fails on the findings of the kinds in failing; the others are reported in the message."""
     if not listed:
         return result(node, "gpu_memory_errors", NOT_RUN, None, 0, "no GPU listed")
+    reported, found = memory_findings(listed)
     if not reported:
         return result(node, "gpu_memory_errors", NOT_RUN, None, 0,
                       "the GPUs report no ECC, retired-page or row-remapping counters (no ECC memory)")
-    return result(node, "gpu_memory_errors", FAIL if problems else PASS, len(problems), 0,
-                  "; ".join(problems) if problems else
-                  "no uncorrectable ECC errors, retired pages or remapped rows on %d GPUs" % len(listed))
+    problems = [text for kind, text in found if kind in failing]
+    others = [text for kind, text in found if kind not in failing]
+    if problems:
+        return result(node, "gpu_memory_errors", FAIL, len(problems), 0, "; ".join(problems + others))
+    message = "no uncorrectable ECC errors, retired pages or remapped rows on %d GPUs" % len(listed)
+    if others:
+        message = "nothing that needs a reset on %d GPUs (reported: %s)" % (len(listed), "; ".join(others))
+    return result(node, "gpu_memory_errors", PASS, 0, 0, message)
 
 
 def expected_ports(ib, ports=None, rate=0):
@@ -211,7 +246,8 @@ def expected_ports(ib, ports=None, rate=0):
     return out
 
 
-def _rdma_checks(node, data, expect):
+def rdma_results(node, data, expect):
+    """rdma_ports and peermem_loaded: the expected RDMA ports are Active at their rate; GPUDirect RDMA is loaded."""
     ib = data.get("ib") or {}
     hcas = ib.get("hcas") or []
     rdma = expect.get("rdma_expected", "auto")
@@ -370,6 +406,27 @@ def _service_check(node, data, expect):
                   ("not running: " + "; ".join(down)) if down else "munge and %s are active" % daemon)
 
 
+def health_last_result(node, record):
+    """health_last: the last result the node health check (gpuops.cluster.node_health) recorded on the node."""
+    if not isinstance(record, dict) or not record:
+        return result(node, "health_last", NOT_RUN, None, "pass",
+                      "no health check result on the node (gpuops.cluster.node_health not applied, or slurmd has "
+                      "not run it yet)")
+    when = "%s run at %s" % (record.get("mode") or "?", record.get("time") or "?")
+    status = record.get("status")
+    if status == "error":
+        return result(node, "health_last", FAIL, "error", "pass",
+                      "the health check could not run (%s): %s" % (when, record.get("error")))
+    if status == FAIL:
+        failed = [item.get("check") for item in record.get("results") or [] if item.get("status") == FAIL]
+        return result(node, "health_last", FAIL, FAIL, "pass", "%s failed %s: %s; %s (%s)" % (
+            when, ", ".join(str(name) for name in failed), record.get("reason") or "", record.get("action"),
+            record.get("why")))
+    counts = record.get("counts") or {}
+    return result(node, "health_last", PASS, PASS, "pass", "%s passed (%s checks, %s not run)"
+                  % (when, counts.get(PASS, "?"), counts.get(NOT_RUN, "?")))
+
+
 def node_checks(data, expect):
     """Results of one host's own checks. data: what node.yml gathered; expect: the settings."""
     node = data.get("node")
@@ -377,7 +434,9 @@ def node_checks(data, expect):
     if data.get("gpu_host") or expect.get("gpu_count"):
         out.extend(_gpu_checks(node, data, expect))
     if data.get("role") == "compute":
-        out.extend(_rdma_checks(node, data, expect))
+        out.extend(rdma_results(node, data, expect))
+        if "health_last" in data:
+            out.append(health_last_result(node, data.get("health_last")))
     out.append(_service_check(node, data, expect))
     out.append(_munge_check(node, data, expect))
     out.append(_clock_check(node, data, expect))

@@ -245,7 +245,6 @@ ansible_facts:
 
 import os
 import re
-import stat
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
@@ -253,22 +252,19 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command impo
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
     GpuFactsError,
     build_facts,
+    device_files,
     fabric_facts,
     parse_mig_minors,
     parse_pci_devices,
     parse_smi_list,
     parse_smi_xml,
     parse_topo,
+    read_pci_devices,
+    smi_outcome,
+    NO_DRIVER,
 )
 
 MIG_MINORS_PATH = "/proc/driver/nvidia-caps/mig-minors"
-NO_DEVICES = "No devices were found"
-NO_DRIVER = (
-    "couldn't communicate with the NVIDIA driver",
-    "NVIDIA-SMI has failed",
-    "Failed to initialize NVML",
-    "Driver/library version mismatch",
-)
 
 
 # The longest reason (one line of nvidia-smi's output) put in a message or in the error fact.
@@ -289,27 +285,9 @@ def _last_line(*texts):
     return "no output"
 
 
-def _device_files(dev_root="/dev"):
-    """The /dev/nvidiaN character devices (N a number): what the driver made, or what slurmd will bind."""
-    try:
-        names = os.listdir(dev_root)
-    except OSError:
-        return []
-    found = []
-    for name in names:
-        if re.match(r"nvidia[0-9]{1,4}$", name):
-            path = os.path.join(dev_root, name)
-            try:
-                if stat.S_ISCHR(os.stat(path).st_mode):
-                    found.append(path)
-            except OSError:
-                continue
-    return sorted(found, key=lambda item: int(item[len(dev_root) + 7:]))
-
-
 def _empty(status, pci_devices, dev_root, error=None):
     facts = {"status": status, "error": error, "driver_version": None, "cuda_version": None, "count": 0,
-             "gpus": [], "gres_conf": [], "slurm_gres": "", "device_files": _device_files(dev_root)}
+             "gpus": [], "gres_conf": [], "slurm_gres": "", "device_files": device_files(dev_root)}
     facts.update(fabric_facts(pci_devices))
     return facts
 
@@ -366,29 +344,6 @@ def _read_cpu_topology(sysfs_root):
     return result
 
 
-def _read_pci_devices(sysfs_root):
-    """[(address, vendor, class)] of <sysfs_root>/bus/pci/devices, None for a file that cannot be read.
-
-    The entries are links into /sys/devices on a real system; open() follows them.
-    """
-    base = os.path.join(sysfs_root, "bus", "pci", "devices")
-    try:
-        names = sorted(os.listdir(base))
-    except OSError:
-        return []
-    entries = []
-    for name in names:
-        values = []
-        for leaf in ("vendor", "class"):
-            try:
-                with open(os.path.join(base, name, leaf), "rb") as handle:
-                    values.append(handle.read(64))
-            except (IOError, OSError):
-                values.append(None)
-        entries.append((name, values[0], values[1]))
-    return entries
-
-
 def _read_mig_minors(module):
     try:
         # Read as bytes: the parser reads what is not UTF-8 as U+FFFD (a text-mode read would raise).
@@ -436,7 +391,7 @@ def main():
     if params["timeout"] < 0:
         module.fail_json(msg="timeout must be 0 (no limit) or a number of seconds, got %d" % params["timeout"])
     # Read before nvidia-smi is looked for: it tells GPU hosts apart before any driver is installed.
-    pci_devices = parse_pci_devices(_read_pci_devices(params["sysfs_root"]))
+    pci_devices = parse_pci_devices(read_pci_devices(params["sysfs_root"]))
     nvidia_smi = params["nvidia_smi"]
     if nvidia_smi:
         if not (os.path.isfile(nvidia_smi) and os.access(nvidia_smi, os.X_OK)):
@@ -451,17 +406,16 @@ def main():
     rc, out, err, timed_out = runner.smi(args)
     if timed_out:
         runner.fail(args, "nvidia-smi -q -x timed out after %ds (wedged GPU?)" % runner.timeout, rc, out, err)
-    both = (out or "") + "\n" + (err or "")
-    if rc != 0 or not out.strip().startswith("<"):
-        if NO_DEVICES in both:
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices, params["dev_root"])})
-        if any(marker in both for marker in NO_DRIVER):
-            reason = _first_error_line(out, err)
-            module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % reason)
-            module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty(
-                "no_driver", pci_devices, params["dev_root"], reason)})
-        if rc != 0:
-            runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
+    outcome = smi_outcome(rc, out, err)
+    if outcome == "no_devices":
+        module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty("no_devices", pci_devices, params["dev_root"])})
+    if outcome == "no_driver":
+        reason = _first_error_line(out, err)
+        module.warn("nvidia-smi cannot talk to the NVIDIA driver (%s): reporting no GPUs" % reason)
+        module.exit_json(changed=False, ansible_facts={"gpuops_gpus": _empty(
+            "no_driver", pci_devices, params["dev_root"], reason)})
+    if outcome == "failed":
+        runner.fail(args, "nvidia-smi -q -x failed (rc %d): %s" % (rc, _last_line(err, out)), rc, out, err)
     try:
         smi = parse_smi_xml(out)
     except GpuFactsError as exc:
@@ -495,7 +449,7 @@ def main():
         module.fail_json(msg=cap("gpu_facts: %s" % exc))
     for warning in warnings:
         module.warn(warning)
-    facts = dict(facts, status="ok", error=None, device_files=_device_files(params["dev_root"]))
+    facts = dict(facts, status="ok", error=None, device_files=device_files(params["dev_root"]))
     module.exit_json(changed=False, ansible_facts={"gpuops_gpus": facts})
 
 

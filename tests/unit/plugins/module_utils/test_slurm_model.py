@@ -371,6 +371,17 @@ def _part(**part):
         'srun would fail. Set slurm_install_pmix: true, or slurm_mpi_default: none (or pmi2).'], id="pmix-without-pmix"),
     pytest.param({"mpi_default": "none", "install_pmix": False}, [], id="no-mpi-without-pmix"),
     pytest.param({"mpi_default": "pmix", "install_pmix": True}, [], id="pmix-with-pmix"),
+    # the node health check
+    pytest.param({"health_check_interval": 0}, [
+        "slurm_health_check_interval is 0: give the seconds between two runs of the node health check (slurmd runs "
+        "<slurm_config_dir>/healthcheck, which runs healthcheck.d/*), for example 300. 0 would run it only when slurmd "
+        "starts; to run no health check, leave healthcheck.d empty (do not apply gpuops.cluster.node_health)."],
+        id="health-check-interval-0"),
+    pytest.param({"health_check_interval": "300", "health_check_node_state": "idle,cycle"}, [],
+                 id="health-check-settings"),
+    pytest.param({"health_check_node_state": "BUSY"}, [
+        'slurm_health_check_node_state is "BUSY": give ALLOC, ANY, CYCLE, IDLE, MIXED, NONDRAINED_IDLE (several '
+        'joined by commas; CYCLE spreads the runs over the interval).'], id="health-check-node-state"),
     # partitions
     pytest.param({"partitions": "gpu"}, [GROUP_LIST + '"gpu".'], id="partitions-not-a-list"),
     pytest.param({"partitions": ["gpu"]}, [
@@ -1271,6 +1282,20 @@ def test_host_files_follow_the_host_entry():
     assert [entry["path"] for entry in ctl["slurmd"]] == []
     assert ctl["config"][2] == {"path": "/var/lib/slurm/slurmctld", "state": "directory", "owner": "slurm",
                                 "group": "slurm", "mode": "0750"}
+
+
+def test_compute_nodes_keep_the_four_node_scripts_and_their_directories():
+    model = build_model(_inventory(1), _settings())
+    paths = dict(PATHS, prolog="/etc/slurm/prolog", epilog="/etc/slurm/epilog", health_check="/etc/slurm/healthcheck")
+    contents = dict(CONTENTS, prolog="PR", epilog="EP", health_check="HC")
+    node = host_files(model["hosts"]["gpu01"], paths, contents)
+    scripts = [(entry["path"], entry.get("content", entry.get("state")), entry["mode"]) for entry in node["slurmd"][2:10]]
+    assert scripts == [
+        ("/etc/slurm/task_prolog", "P", "0755"), ("/etc/slurm/task_prolog.d", "directory", "0755"),
+        ("/etc/slurm/prolog", "PR", "0755"), ("/etc/slurm/prolog.d", "directory", "0755"),
+        ("/etc/slurm/epilog", "EP", "0755"), ("/etc/slurm/epilog.d", "directory", "0755"),
+        ("/etc/slurm/healthcheck", "HC", "0755"), ("/etc/slurm/healthcheck.d", "directory", "0755")]
+    assert host_files(model["hosts"]["ctl"], paths, contents)["slurmd"] == []
 
 
 def test_host_files_in_configless_mode():

@@ -559,3 +559,17 @@ def test_inputs_are_not_modified():
     before = copy.deepcopy(data)
     node_checks(data, EXPECT)
     assert data == before
+
+
+def test_health_last_result():
+    from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks import health_last_result
+    assert health_last_result("n", None)["status"] == "not_run"
+    passed = {"mode": "interval", "time": "2026-11-24T10:00:00+0000", "status": "pass",
+              "counts": {"pass": 8, "fail": 0, "not_run": 3}, "results": []}
+    assert health_last_result("n", passed)["message"] == "interval run at 2026-11-24T10:00:00+0000 passed (8 checks, 3 not run)"
+    failed = dict(passed, status="fail", reason="gpuops-health: xid: XID 79", action="drain", why="a check failed",
+                  results=[{"check": "xid", "status": "fail"}, {"check": "gpu_count", "status": "pass"}])
+    assert health_last_result("n", failed)["message"] == (
+        "interval run at 2026-11-24T10:00:00+0000 failed xid: gpuops-health: xid: XID 79; drain (a check failed)")
+    error = {"mode": "prolog", "time": "t", "status": "error", "error": "KeyError: 'node'"}
+    assert health_last_result("n", error)["status"] == "fail"

@@ -19,6 +19,7 @@ import pytest
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.gpuops.cluster.plugins.modules import gpu_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import read_pci_devices
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 V100S_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
@@ -512,9 +513,9 @@ def test_read_pci_devices(tmp_path):
     root = tmp_path / "sys"
     pci_sysfs(root, SYSFS_RTX, links=True)
     (root / "bus" / "pci" / "devices" / "0000:65:00.1" / "class").unlink()
-    assert gpu_facts._read_pci_devices(str(root)) == [  # pylint: disable=protected-access
+    assert read_pci_devices(str(root)) == [
         ("0000:00:00.0", b"0x8086\n", b"0x060000\n"),
         ("0000:65:00.0", b"0x10de\n", b"0x030000\n"),
         ("0000:65:00.1", b"0x10de\n", None),
     ]
-    assert gpu_facts._read_pci_devices(str(tmp_path / "nothing")) == []  # pylint: disable=protected-access
+    assert read_pci_devices(str(tmp_path / "nothing")) == []

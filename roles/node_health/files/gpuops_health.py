@@ -1,0 +1,522 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""gpuops-health: the node health check Slurm runs (installed by gpuops.cluster.node_health).
+
+  gpuops-health interval   HealthCheckProgram: check, drain or resume the node
+  gpuops-health prolog     before a job: check; on a failure drain and fail the prolog
+  gpuops-health epilog     after a job: kill what it left behind, check, drain on a failure
+  gpuops-health diag       dcgmi diag -r 1 on an idle node (slow; never in the prolog)
+  gpuops-health show       print the last result
+  gpuops-health clear-xid  forget the XIDs that keep the node drained (after a GPU reset)
+
+This file only gathers and acts: what to conclude is decided by the
+collection's module_utils (_health, with validate's checks and parsers),
+installed beside it.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import errno
+import fcntl
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import syslog
+import time
+
+HERE = os.path.dirname(os.path.realpath(__file__))
+sys.path.insert(0, os.path.join(HERE, "lib"))
+
+# pylint: disable=wrong-import-position
+from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (  # noqa: E402
+    GpuFactsError,
+    parse_pci_devices,
+    parse_smi_xml,
+    read_pci_devices,
+    smi_outcome,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (  # noqa: E402
+    IbFactsError,
+    expected_ibstat_devices,
+    hcas_from_sysfs,
+    merge_hcas,
+    parse_ibstat,
+    read_sysfs,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (  # noqa: E402
+    ValidateError,
+    parse_scontrol_nodes,
+)
+
+CONFIG = os.environ.get("GPUOPS_HEALTH_CONFIG", "/etc/gpuops/health.json")
+PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+SMI_CHECKS = {"nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "driver_version", "driver_loaded",
+              "persistence_mode"}
+USAGE = "usage: gpuops-health {interval|prolog|epilog|diag|show|clear-xid}"
+
+
+def log(priority, message):
+    syslog.openlog("gpuops-health", syslog.LOG_PID, syslog.LOG_DAEMON)
+    syslog.syslog(priority, message)
+
+
+def run(argv, timeout):
+    """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C."""
+    env = {"PATH": PATH, "LC_ALL": "C", "LANG": "C"}
+    try:
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    except OSError as exc:
+        return 127, "", str(exc), False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), True
+    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), False
+
+
+def which(name, configured=None):
+    if configured:
+        return configured
+    return shutil.which(name, path=PATH)
+
+
+def read_text(path, limit=65536):
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(limit).decode("utf-8", "replace")
+    except (IOError, OSError):
+        return None
+
+
+def write_json(path, data):
+    directory = os.path.dirname(path)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as handle:
+        json.dump(data, handle, indent=1, sort_keys=True)
+        handle.write("\n")
+    os.chmod(tmp, 0o644)
+    os.rename(tmp, path)
+
+
+def read_json(path):
+    try:
+        with open(path) as handle:
+            return json.load(handle)
+    except (IOError, OSError, ValueError):
+        return None
+
+
+class Node(object):
+    """What one run sees of the node, and what it does to it."""
+
+    def __init__(self, cfg, mode):
+        self.cfg = cfg
+        self.mode = mode
+        self.name = cfg["node"]
+        self.paths = cfg.get("paths") or {}
+        self.state_dir = self.paths.get("state_dir") or "/var/lib/gpuops/health"
+        self.sysfs = self.paths.get("sysfs") or "/sys"
+        self.checks = set(name for name in health.MODE_CHECKS.get(mode, ())
+                          if (cfg.get("checks") or {}).get(name, True))
+
+    # ---- gathering
+
+    def smi(self, processes=False):
+        timeout = int(self.cfg.get("nvidia_smi_timeout_s") or 10)
+        path = which("nvidia-smi", self.paths.get("nvidia_smi"))
+        if not path:
+            return {"outcome": "missing", "error": "nvidia-smi not found in %s" % PATH}
+        rc, out, err, timed_out = run([path, "-q", "-x"], timeout)
+        seen = {"rc": rc, "timed_out": timed_out, "outcome": smi_outcome(rc, out, err)}
+        if timed_out:
+            return seen
+        if seen["outcome"] != "xml":
+            lines = [line for line in (err + "\n" + out).splitlines() if line.strip()]
+            seen["error"] = lines[-1] if lines else "no output"
+            return seen
+        try:
+            seen["parsed"] = parse_smi_xml(out, processes=processes)
+        except GpuFactsError as exc:
+            seen["error"] = str(exc)
+        return seen
+
+    def pci_gpus(self):
+        try:
+            return parse_pci_devices(read_pci_devices(self.sysfs)).get("pci_gpus") or []
+        except GpuFactsError:
+            return []
+
+    def modules(self):
+        return dict((name, os.path.isdir(os.path.join(self.sysfs, "module", name)))
+                    for name in ("nvidia", "nvidia_peermem", "nv_peer_mem"))
+
+    def ib(self):
+        try:
+            sysfs = read_sysfs(self.sysfs)
+            path = which("ibstat", self.paths.get("ibstat"))
+            if path:
+                rc, out, err, timed_out = run([path], 30)
+                if timed_out:
+                    return {"hcas": [], "source": "ibstat timed out after 30s"}
+                parsed, _failed = parse_ibstat(out, err, expected_ibstat_devices(sysfs))
+                if parsed or rc == 0:
+                    return {"hcas": merge_hcas(parsed, sysfs), "source": "ibstat"}
+            hcas = hcas_from_sysfs(sysfs)
+            return {"hcas": hcas, "source": "sysfs" if hcas else "none"}
+        except IbFactsError as exc:
+            return {"hcas": [], "source": "unreadable: %s" % exc}
+
+    def xid(self):
+        """{state, events, error}: the kernel log read since the last run, under a lock (runs overlap)."""
+        source = self.cfg.get("kernel_log") or "/dev/kmsg"
+        path = os.path.join(self.state_dir, "xid.json")
+        boot_id = (read_text("/proc/sys/kernel/random/boot_id") or "").strip()
+        with Lock(self.state_dir):
+            old = read_json(path) or {}
+            if old.get("boot_id") != boot_id:
+                old = {"boot_id": boot_id}
+            position = old.get("position") or {}
+            try:
+                if source == "/dev/kmsg":
+                    events, position = read_kmsg(position)
+                else:
+                    events, position = read_log_file(source, position)
+            except (IOError, OSError) as exc:
+                return {"state": old, "events": [], "error": "%s: %s" % (source, exc.strerror or exc)}
+            state = health.xid_state(old, boot_id, events, self.cfg.get("xid_drain") or [])
+            state["position"] = position
+            write_json(path, state)
+        return {"state": state, "events": events}
+
+    def slurm_state(self):
+        scontrol = which("scontrol", self.paths.get("scontrol"))
+        if not scontrol:
+            return None, "scontrol not found"
+        rc, out, err, timed_out = run([scontrol, "-o", "show", "node", self.name], 20)
+        if rc != 0 or timed_out:
+            return None, (err or out or "timed out").strip()[:200]
+        try:
+            return parse_scontrol_nodes(out).get(self.name), None
+        except ValidateError as exc:
+            return None, str(exc)
+
+    def update(self, *args):
+        scontrol = which("scontrol", self.paths.get("scontrol"))
+        argv = [scontrol or "scontrol", "update", "NodeName=%s" % self.name] + list(args)
+        rc, out, err, timed_out = run(argv, 20)
+        if rc != 0 or timed_out:
+            log(syslog.LOG_ERR, "%s failed (rc %s): %s" % (" ".join(argv), rc, (err or out).strip()))
+            return False
+        return True
+
+    # ---- the epilog's clean-up
+
+    def leftovers(self, gpus):
+        job = os.environ.get("SLURM_JOB_ID") or ""
+        uid = os.environ.get("SLURM_JOB_UID")
+        uid = int(uid) if uid and uid.isdigit() else None
+        minors = health.job_gpu_minors(os.environ.get("SLURM_JOB_GPUS"),
+                                       (self.cfg.get("expect") or {}).get("gpu_minors") or [])
+        environ_jobs, owners = {}, {}
+        needle = ("SLURM_JOB_ID=%s\0" % job).encode()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            try:
+                owners[pid] = os.stat("/proc/%d" % pid).st_uid
+                with open("/proc/%d/environ" % pid, "rb") as handle:
+                    data = b"\0" + handle.read()
+            except (IOError, OSError):
+                continue
+            if job and (b"\0" + needle) in data:
+                environ_jobs[pid] = job
+        found = health.leftover_pids(job, uid, gpus, minors, environ_jobs, owners, protect=ancestors())
+        if uid is not None:
+            found = dict((pid, why) for pid, why in found.items() if owners.get(pid) == uid)
+        return job, found
+
+    def kill(self, found):
+        """(killed, survivors): SIGTERM, a grace period, SIGKILL, and a wait."""
+        if not found:
+            return {}, {}
+        signal_all(found, signal.SIGTERM)
+        wait_gone(found, int(self.cfg.get("kill_grace_s", 5)))
+        signal_all([pid for pid in found if alive(pid)], signal.SIGKILL)
+        wait_gone(found, int(self.cfg.get("kill_wait_s", 5)))
+        survivors = dict((pid, why) for pid, why in found.items() if alive(pid))
+        killed = dict((pid, why) for pid, why in found.items() if pid not in survivors)
+        return killed, survivors
+
+    def remember_stuck(self, job_id, survivors):
+        """Keep the processes SIGKILL did not end: the periodic check holds the node until they are gone."""
+        if not survivors:
+            return
+        with Lock(self.state_dir):
+            path = os.path.join(self.state_dir, "stuck.json")
+            stuck = read_json(path) or []
+            for pid, why in survivors.items():
+                stuck.append({"pid": pid, "start": start_time(pid), "why": "%s, left by job %s" % (why, job_id)})
+            write_json(path, stuck[-64:])
+
+    def still_stuck(self):
+        """{pid: why} of the remembered stuck processes still alive (the same process: same start time)."""
+        with Lock(self.state_dir):
+            path = os.path.join(self.state_dir, "stuck.json")
+            stuck = read_json(path) or []
+            left = [entry for entry in stuck if alive(entry["pid"]) and start_time(entry["pid"]) == entry.get("start")]
+            if left != stuck:
+                write_json(path, left)
+        return dict((entry["pid"], entry["why"]) for entry in left)
+
+    # ---- the GPU-to-job map (the GPU exporter labels metrics with it)
+
+    def map_dir(self):
+        return self.paths.get("job_map_dir") or "/run/gpuops/gpu-jobs"
+
+    def job_gpus(self):
+        minors = (self.cfg.get("expect") or {}).get("gpu_minors") or []
+        return health.job_gpu_minors(os.environ.get("SLURM_JOB_GPUS"), minors)
+
+    def map_job(self):
+        for minor in self.job_gpus():
+            write_json(os.path.join(self.map_dir(), "%d.json" % minor), health.gpu_job_entry(os.environ, minor))
+
+    def unmap_job(self):
+        job = os.environ.get("SLURM_JOB_ID") or ""
+        for minor in self.job_gpus():
+            path = os.path.join(self.map_dir(), "%d.json" % minor)
+            if str((read_json(path) or {}).get("job_id")) == job:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+
+class Lock(object):
+    def __init__(self, directory):
+        self.path = os.path.join(directory, "lock")
+        self.handle = None
+
+    def __enter__(self):
+        if not os.path.isdir(os.path.dirname(self.path)):
+            os.makedirs(os.path.dirname(self.path), 0o755)
+        self.handle = open(self.path, "a")
+        fcntl.flock(self.handle, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        fcntl.flock(self.handle, fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def read_kmsg(position):
+    """XID events of /dev/kmsg records after the last sequence number read."""
+    last = position.get("kmsg_seq")
+    records = []
+    fd = os.open("/dev/kmsg", os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        while True:
+            try:
+                data = os.read(fd, 8192)
+            except OSError as exc:
+                if exc.errno == errno.EPIPE:  # overwritten while we read: go on with the next record
+                    continue
+                if exc.errno == errno.EAGAIN:
+                    break
+                raise
+            if not data:
+                break
+            records.append(data.decode("utf-8", "replace"))
+    finally:
+        os.close(fd)
+    events, seq = health.parse_kmsg(records)
+    if last is not None:
+        events = [event for event in events if event["seq"] > last]
+    return events, {"kmsg_seq": seq if seq is not None else last}
+
+
+def read_log_file(path, position, limit=16 << 20):
+    """XID events of a log file's lines written since the last read (from the start after a rotation)."""
+    info = os.stat(path)
+    offset = position.get("offset") or 0
+    if position.get("inode") != info.st_ino or info.st_size < offset:
+        offset = 0
+    offset = max(offset, info.st_size - limit)
+    with open(path, "rb") as handle:
+        handle.seek(offset)
+        data = handle.read()
+    end = data.rfind(b"\n") + 1  # a line still being written is read next time
+    events = health.parse_log_text(data[:end].decode("utf-8", "replace"))
+    return events, {"inode": info.st_ino, "offset": offset + end}
+
+
+def ancestors():
+    pids, pid = set(), os.getpid()
+    while pid > 1 and pid not in pids:
+        pids.add(pid)
+        stat = read_text("/proc/%d/stat" % pid) or ""
+        fields = stat.rsplit(")", 1)[-1].split()
+        pid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+    return pids
+
+
+def alive(pid):
+    stat = read_text("/proc/%d/stat" % pid)
+    if stat is None:
+        return False
+    fields = stat.rsplit(")", 1)[-1].split()
+    return bool(fields) and fields[0] not in ("Z", "X")
+
+
+def start_time(pid):
+    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22): tells a reused pid apart."""
+    stat = read_text("/proc/%d/stat" % pid) or ""
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def signal_all(pids, number):
+    for pid in pids:
+        try:
+            os.kill(pid, number)
+        except OSError:
+            pass
+
+
+def wait_gone(pids, seconds):
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(alive(pid) for pid in pids):
+        time.sleep(0.1)
+
+
+def check(node):
+    """Gather what mode's checks need, evaluate, act. Returns the exit code."""
+    started = time.time()
+    mode, wanted = node.mode, node.checks
+    seen = {}
+    job_id, found = None, {}
+    if "gpu_processes" in wanted and mode == "interval":
+        seen["processes"] = {"job": None, "survivors": node.still_stuck()}
+    if "gpu_processes" in wanted and mode == "epilog":
+        seen["smi"] = node.smi(processes=True)
+        job_id, found = node.leftovers((seen["smi"].get("parsed") or {}).get("gpus") or [])
+        killed, survivors = node.kill(found)
+        node.remember_stuck(job_id, survivors)
+        seen["processes"] = {"job": job_id, "killed": killed, "survivors": survivors}
+        if killed:
+            seen["smi"] = node.smi()  # what the GPUs show once the leftovers are gone
+    if "smi" not in seen and wanted & SMI_CHECKS:
+        seen["smi"] = node.smi()
+    seen["pci_gpus"] = node.pci_gpus()
+    seen["hardware"] = bool(seen["pci_gpus"])
+    seen["no_hardware_reason"] = "no NVIDIA GPU on this host's PCI bus (a container or VM without passthrough)"
+    seen["modules"] = node.modules()
+    seen["proc_version"] = read_text("/proc/driver/nvidia/version") or ""
+    if "xid" in wanted:
+        seen["xid"] = node.xid()
+    if wanted & {"rdma_ports", "peermem_loaded"}:
+        seen["ib"] = node.ib()
+    if "diag" in wanted:
+        seen["diag"] = diag(node)
+    results = health.evaluate(node.name, mode, node.cfg, seen)
+    failed = any(item["status"] == health.FAIL for item in results)
+
+    state, error = (None, None)
+    if failed or mode in ("interval", "diag"):
+        state, error = node.slurm_state()
+    decision = health.decide(results, state, "interval" if mode == "diag" else mode)
+    acted = True
+    if decision["action"] == "drain":
+        acted = node.update("State=DRAIN", "Reason=%s" % decision["reason"])
+        log(syslog.LOG_WARNING, "drained %s: %s" % (node.name, decision["reason"]))
+    elif decision["action"] == "resume":
+        acted = node.update("State=RESUME")
+        log(syslog.LOG_NOTICE, "resumed %s: every check passes again" % node.name)
+    elif failed:
+        log(syslog.LOG_WARNING, "%s failed (%s): %s" % (node.name, decision["why"], decision["reason"]))
+    if error and mode in ("interval", "diag"):
+        decision["why"] += " (Slurm state unreadable: %s)" % error
+    record = health.summary(node.name, mode, results, decision, time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                            time.time() - started)
+    if job_id:
+        record["job_id"] = job_id
+    write_json(os.path.join(node.state_dir, "last-%s.json" % mode), record)
+    write_json(os.path.join(node.state_dir, "last.json"), record)
+
+    if mode == "prolog":
+        if failed:
+            return 1  # Slurm requeues the job; the node is drained with our reason already
+        node.map_job()
+    if mode == "epilog":
+        node.unmap_job()
+        if failed and not acted:
+            return 1  # could not drain: let slurmd drain it for a failed epilog
+    return 0
+
+
+def diag(node):
+    dcgmi = which("dcgmi", node.paths.get("dcgmi"))
+    if not dcgmi:
+        return {"error": "DCGM is not installed (no dcgmi): nothing to run"}
+    state, error = node.slurm_state()
+    if state is None or state.get("base_state") != "idle":
+        return {"error": "the node is not idle (%s): diagnostics wait for an idle node"
+                % (error or (state or {}).get("state"))}
+    rc, out, err, timed_out = run([dcgmi, "diag", "-r", "1"], int(node.cfg.get("diag_timeout_s") or 600))
+    if timed_out:
+        return {"rc": rc, "text": "dcgmi diag -r 1 timed out"}
+    return {"rc": rc, "text": out + err}
+
+
+def main(argv):
+    if len(argv) != 2 or argv[1] not in health.MODES + ("show", "clear-xid"):
+        print(USAGE, file=sys.stderr)
+        return 2
+    command = argv[1]
+    cfg = read_json(CONFIG)
+    if not cfg or not cfg.get("node"):
+        print("gpuops-health: cannot read %s (run the gpuops.cluster.node_health role)" % CONFIG, file=sys.stderr)
+        log(syslog.LOG_ERR, "cannot read %s" % CONFIG)
+        return 0 if command in ("prolog", "epilog", "interval") else 1
+    state_dir = (cfg.get("paths") or {}).get("state_dir") or "/var/lib/gpuops/health"
+    if command == "show":
+        print(json.dumps(read_json(os.path.join(state_dir, "last.json")), indent=1, sort_keys=True))
+        return 0
+    if command == "clear-xid":
+        path = os.path.join(state_dir, "xid.json")
+        with Lock(state_dir):
+            state = read_json(path) or {}
+            cleared = state.get("open") or []
+            state["open"] = []
+            write_json(path, state)
+        print("cleared %d XID event(s); the next health check resumes the node if all else passes" % len(cleared))
+        log(syslog.LOG_NOTICE, "XIDs cleared by an admin: %s" % [event.get("xid") for event in cleared])
+        return 0
+    try:
+        return check(Node(cfg, command))
+    except Exception as exc:  # pylint: disable=broad-except
+        # A fault of this program must not drain the cluster or fail every job: it is logged and recorded.
+        log(syslog.LOG_ERR, "%s run failed: %s: %s" % (command, type(exc).__name__, exc))
+        try:
+            write_json(os.path.join(state_dir, "last.json"),
+                       {"node": cfg.get("node"), "mode": command, "status": "error", "time": time.strftime(
+                           "%Y-%m-%dT%H:%M:%S%z"), "error": "%s: %s" % (type(exc).__name__, exc), "results": []})
+        except (IOError, OSError):
+            pass
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,133 @@
+"""gpuops-health, the program Slurm runs, end to end on this machine: prolog, epilog, interval.
+
+It is laid out as the node_health role installs it (bench/health_prolog.py's
+install), with an nvidia-smi that replays a real 8-GPU capture and an scontrol
+stand-in that records what it is asked and answers with the node's state.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+import health_prolog  # noqa: E402  pylint: disable=wrong-import-position
+
+SCONTROL = """#!/bin/sh
+echo "$*" >> {base}/scontrol.calls
+if [ "$1" = "-o" ]; then cat {base}/node-state; fi
+"""
+
+
+@pytest.fixture(name="node")
+def _node(tmp_path):
+    config, count = health_prolog.install(str(tmp_path), health_prolog.CAPTURE)
+    with open(config) as handle:
+        settings = json.load(handle)
+    scontrol = tmp_path / "scontrol"
+    scontrol.write_text(SCONTROL.format(base=tmp_path))
+    scontrol.chmod(0o755)
+    settings["paths"]["scontrol"] = str(scontrol)
+    with open(config, "w") as handle:
+        json.dump(settings, handle)
+    (tmp_path / "node-state").write_text("NodeName=bench01 State=IDLE\n")
+    return {"base": tmp_path, "config": config, "count": count}
+
+
+def _run(node, mode, **env):
+    base = node["base"]
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPUOPS_HEALTH_CONFIG": node["config"],
+               "SLURM_JOB_ID": "77", "SLURM_JOB_USER": "alice", "SLURM_JOB_UID": str(os.getuid()),
+               "SLURM_JOB_ACCOUNT": "chem", "SLURM_JOB_GPUS": "0,1"}
+    environ.update(env)
+    proc = subprocess.run([sys.executable, "-I", str(base / "health" / "gpuops_health.py"), mode], env=environ,
+                          capture_output=True, text=True, check=False)
+    calls = (base / "scontrol.calls").read_text().splitlines() if (base / "scontrol.calls").exists() else []
+    with open(base / "state" / "last.json") as handle:
+        return proc.returncode, json.load(handle), calls
+
+
+def _lose_a_gpu(node):
+    smi = node["base"] / "nvidia-smi"
+    text = open(health_prolog.CAPTURE).read()
+    start = text.rindex("<gpu id=")
+    end = text.index("</gpu>", start) + len("</gpu>")
+    (node["base"] / "seven.xml").write_text(text[:start] + text[end:])
+    smi.write_text("#!/bin/sh\nexec cat %s\n" % (node["base"] / "seven.xml"))
+
+
+def test_prolog_passes_and_maps_the_jobs_gpus(node):
+    rc, record, calls = _run(node, "prolog")
+    assert rc == 0 and record["status"] == "pass" and calls == []
+    entries = sorted(os.listdir(node["base"] / "gpu-jobs"))
+    assert entries == ["0.json", "1.json"]
+    with open(node["base"] / "gpu-jobs" / "1.json") as handle:
+        assert json.load(handle) == {"minor": 1, "job_id": "77", "user": "alice", "uid": str(os.getuid()),
+                                     "account": "chem", "partition": ""}
+    rc, record, calls = _run(node, "epilog")
+    assert rc == 0 and record["job_id"] == "77"
+    assert os.listdir(node["base"] / "gpu-jobs") == []
+
+
+def test_a_lost_gpu_drains_and_fails_the_prolog_then_the_interval_resumes(node):
+    _lose_a_gpu(node)
+    rc, record, calls = _run(node, "prolog")
+    assert rc == 1 and record["action"] == "drain"
+    assert calls[-1].startswith("update NodeName=bench01 State=DRAIN Reason=gpuops-health: gpu_count: nvidia-smi "
+                                "lists 7 of the 8 GPUs in the node's GRES (missing 00000000:00:14.0)")
+    assert not (node["base"] / "gpu-jobs").exists()  # a failed prolog maps nothing
+    # Slurm now holds the node drained with that reason; the GPU comes back.
+    (node["base"] / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=%s [root@2026-11-24T10:00:00]\n"
+                                             % record["reason"])
+    (node["base"] / "nvidia-smi").write_text("#!/bin/sh\nexec cat %s\n" % health_prolog.CAPTURE)
+    rc, record, calls = _run(node, "interval")
+    assert rc == 0 and record["action"] == "resume" and calls[-1] == "update NodeName=bench01 State=RESUME"
+
+
+def test_an_admin_drain_is_left_alone(node):
+    (node["base"] / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=fan [root@2026-11-24T10:00:00]\n")
+    rc, record, calls = _run(node, "interval")
+    assert rc == 0 and record["action"] == "none" and calls == ["-o show node bench01"]
+    _lose_a_gpu(node)
+    rc, record, calls = _run(node, "interval")
+    assert record["status"] == "fail" and record["action"] == "none"
+    assert not [call for call in calls if call.startswith("update")]
+
+
+def test_xid_in_the_kernel_log_drains_until_cleared(node):
+    with open(os.path.join(health_prolog.ROOT, "tests", "fixtures", "health", "kernel-log",
+                           "issue_gpu-burn-1_dmesg_aer-xid79.log")) as handle:
+        (node["base"] / "kern.log").write_text(handle.read())
+    rc, record, calls = _run(node, "interval")
+    assert record["action"] == "drain" and "XID 79 on GPU 0000:02:00" in calls[-1]
+    (node["base"] / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=%s\n" % record["reason"])
+    rc, record, calls = _run(node, "interval")
+    assert record["action"] == "none" and record["status"] == "fail"
+    clear = subprocess.run([sys.executable, "-I", str(node["base"] / "health" / "gpuops_health.py"), "clear-xid"],
+                           env={"GPUOPS_HEALTH_CONFIG": node["config"], "PATH": os.environ["PATH"]},
+                           capture_output=True, text=True, check=True)
+    assert clear.stdout.startswith("cleared 1 XID event(s)")
+    rc, record, calls = _run(node, "interval")
+    assert record["action"] == "resume"
+
+
+def test_the_epilog_kills_what_the_job_left(node):
+    leftover = subprocess.Popen(["sleep", "300"], env={"SLURM_JOB_ID": "77"}, start_new_session=True)
+    try:
+        rc, record, calls = _run(node, "epilog")
+        assert rc == 0
+        assert record["results"][0]["message"] == (
+            "killed what job 77 left behind: pid %d (SLURM_JOB_ID=77 in its environment)" % leftover.pid)
+        assert leftover.wait(timeout=10) is not None
+    finally:
+        if leftover.poll() is None:
+            leftover.kill()
+
+
+def test_unreadable_settings_never_fail_a_job(node):
+    proc = subprocess.run([sys.executable, "-I", str(node["base"] / "health" / "gpuops_health.py"), "prolog"],
+                          env={"GPUOPS_HEALTH_CONFIG": str(node["base"] / "missing.json"), "PATH": os.environ["PATH"]},
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and "cannot read" in proc.stderr

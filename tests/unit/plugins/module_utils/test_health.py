@@ -1,0 +1,389 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The node health check's pure part (module_utils/_health.py), over real captures (tests/fixtures/health)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+import os
+
+import pytest
+
+from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate import parse_scontrol_nodes
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
+HEALTH = os.path.join(FIXTURES, "health")
+V100S = os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
+GRES = "gpu:tesla_v100s-pcie-32gb:8"
+
+
+def _read(*parts):
+    with open(os.path.join(*parts), "rb") as handle:
+        return handle.read().decode("utf-8", "replace")
+
+
+def _v100s(persistence=True):
+    text = _read(V100S)
+    if persistence:
+        text = text.replace("<persistence_mode>Disabled</persistence_mode>", "<persistence_mode>Enabled</persistence_mode>")
+    return parse_smi_xml(text, processes=True)
+
+
+def _settings(**changes):
+    smi = _v100s()
+    settings = {
+        "node": "gpu01", "checks": {}, "xid_drain": list(health.DEFAULT_DRAIN_XIDS),
+        "memory_drain": list(health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
+        "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto",
+        "expect": health.expectation(GRES, smi["gpus"], "460.73.01"),
+    }
+    settings.update(changes)
+    return settings
+
+
+def _seen(smi=None, **changes):
+    seen = {"smi": {"outcome": "xml", "rc": 0, "timed_out": False, "parsed": smi or _v100s()},
+            "pci_gpus": [], "hardware": False, "no_hardware_reason": "container", "modules": {},
+            "xid": {"state": {"open": []}, "events": []}}
+    seen.update(changes)
+    return seen
+
+
+def _by_check(results):
+    return dict((item["check"], item) for item in results)
+
+
+# --------------------------------------------------------------------------
+# The kernel log
+
+@pytest.mark.parametrize("name, expected", [
+    ("gpud-readme_dmesg-ctime_xid13-109.log", {(13, "0000:cb:00"), (31, "0000:cb:00"), (109, "0000:cb:00")}),
+    ("gpud_dev-kmsg-raw_no-xid.log", set()),
+    ("gpud_dmesg-ctime_xid119.log", {(119, "0000:9b:00")}),
+    ("gpud_dmesg-decode-iso_xid13-43.log", {(13, "0000:38:00"), (43, "0000:38:00")}),
+    ("gpud_dmesg-time-format-iso_xid48-63-94.log", {(48, "0000:19:00"), (63, "0000:19:00"), (94, "0000:19:00")}),
+    ("issue_gpu-burn-1_dmesg_aer-xid79.log", {(79, "0000:02:00")}),
+    ("issue_nvsentinel-155_dmesg_fallen-off-bus-no-xid.log", set()),
+    ("issue_open-gpu-kernel-modules-1150_kernel-prefix_xid45.log",
+     {(45, "0000:97:00"), (45, "0000:ba:00"), (45, "0000:dc:00"), (45, "0000:ed:00")}),
+    ("issue_open-gpu-kernel-modules-1151_bare-nvrm_xid79-154.log", {(79, "0000:01:00"), (154, "0000:01:00")}),
+    ("issue_vllm-40652_talosctl-dmesg_xid45-74-154.log", {(45, "0000:48:00"), (74, "0000:48:00"), (154, "0000:48:00")}),
+    ("repo_my-t450s_syslog-kern_xid79-pid-unknown.log", {(79, "0000:01:00")}),
+    ("ubuntu-forums-archive_syslog_old-format-xid13.log", {(13, "0000:03:00")}),
+    ("issue_dxvk-1799_journalctl-k_xid31.log", {(31, "0000:c1:00")}),
+])
+def test_xid_events_of_real_kernel_logs(name, expected):
+    events = health.parse_log_text(_read(HEALTH, "kernel-log", name))
+    assert set((event["xid"], event["pci"]) for event in events) == expected
+
+
+def test_xid_line_fields():
+    event = health.parse_xid_line("[ 1843.308145] NVRM: Xid (PCI:0000:02:00): 79, pid=12890, GPU has fallen off the bus.")
+    assert event == {"xid": 79, "pci": "0000:02:00", "detail": "pid=12890, GPU has fallen off the bus."}
+    # The 2012 form without "PCI:" and a GSP log line that only mentions an XID.
+    assert health.parse_xid_line("NVRM: Xid (0000:03:00): 13, 0003 00000000 0000a097")["pci"] == "0000:03:00"
+    assert health.parse_xid_line("NVRM: _kgspLogXid119: ********* GSP Timeout *********") is None
+    assert health.normalize_pci("PCI:0009:01:00") == "0009:01:00"
+    assert health.normalize_pci("00000000:3B:00.0") == "0000:3b:00"
+
+
+def test_kmsg_records_sequence_and_xid():
+    records = [line for line in _read(HEALTH, "kernel-log", "gpud_dev-kmsg-raw_no-xid.log").splitlines() if line]
+    events, last = health.parse_kmsg(records)
+    assert events == []
+    assert last == int(records[-1].split(",")[1])
+    # A /dev/kmsg record carrying a real XID line (the prefix of the raw records above, the message of a real log).
+    line = _read(HEALTH, "kernel-log", "repo_my-t450s_syslog-kern_xid79-pid-unknown.log").splitlines()
+    message = [text for text in line if "Xid" in text][0].split("kernel: ", 1)[1]
+    events, last = health.parse_kmsg(records + ["4,%d,99999999,-;%s" % (last + 1, message)])
+    assert [(event["xid"], event["seq"]) for event in events] == [(79, last)]
+
+
+def test_xid_state_keeps_draining_xids_until_a_new_boot():
+    events = health.parse_log_text(_read(HEALTH, "kernel-log", "gpud_dmesg-time-format-iso_xid48-63-94.log"))
+    state = health.xid_state(None, "boot-1", events, [48, 79])
+    assert [event["xid"] for event in state["open"]] == [48]
+    again = health.xid_state(state, "boot-1", [], [48, 79])
+    assert again["open"] == state["open"]
+    assert health.xid_state(again, "boot-2", [], [48, 79])["open"] == []
+    many = health.xid_state(None, "b", [{"xid": 79, "pci": "x", "detail": ""}] * 100, [79])
+    assert len(many["open"]) == 64
+
+
+def test_xid_result_fails_with_the_xid_and_reports_the_others():
+    events = health.parse_log_text(_read(HEALTH, "kernel-log", "issue_gpu-burn-1_dmesg_aer-xid79.log"))
+    state = health.xid_state(None, "b", events, health.DEFAULT_DRAIN_XIDS)
+    res = health.xid_result("n", state, events, health.DEFAULT_DRAIN_XIDS)
+    assert res["status"] == "fail"
+    assert res["message"] == ("XID 79 on GPU 0000:02:00 (GPU has fallen off the bus): reset the GPU or reboot, "
+                              "then gpuops-health clear-xid")
+    app = health.parse_log_text(_read(HEALTH, "kernel-log", "issue_dxvk-1799_journalctl-k_xid31.log"))
+    res = health.xid_result("n", health.xid_state(None, "b", app, [79]), app, [79])
+    assert res["status"] == "pass"
+    assert "reported: XID 31 on GPU 0000:c1:00 (GPU memory page fault)" in res["message"]
+    assert health.xid_result("n", None, [], [79], "Permission denied")["status"] == "not_run"
+
+
+# --------------------------------------------------------------------------
+# Settings
+
+def test_good_settings_pass():
+    assert health.settings_errors(_settings()) == []
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"xid_drain": [79, "foo"]}, "node_health_xid_drain has unknown XID(s) 'foo': give numbers from NVIDIA's XID "
+                                 "catalogue"),
+    ({"xid_drain": [1000]}, "node_health_xid_drain has unknown XID(s) 1000"),
+    ({"xid_drain": "79"}, "node_health_xid_drain must be a list of XID numbers"),
+    ({"checks": {"gpu_cuont": False}}, "node_health_checks names unknown check(s) gpu_cuont: use nvidia_smi,"),
+    ({"checks": {"xid": "no"}}, "node_health_checks: xid must be true or false."),
+    ({"memory_drain": ["ecc"]}, "node_health_memory_drain must be a list of volatile_uncorrectable"),
+    ({"nvidia_smi_timeout_s": 0}, "node_health_nvidia_smi_timeout_s is 0: give a whole number of seconds from 1 to 300."),
+    ({"kill_wait_s": "x"}, "node_health_kill_wait_s is 'x'"),
+    ({"kernel_log": "kern.log"}, "node_health_kernel_log is 'kern.log': give /dev/kmsg or the absolute path"),
+    ({"rdma_expected": "yes"}, "node_health_rdma_expected is 'yes': give auto, true or false."),
+])
+def test_bad_settings_are_named_with_the_fix(change, message):
+    errors = health.settings_errors(_settings(**change))
+    assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+def test_expectation_from_the_facts():
+    smi = _v100s()
+    expect = health.expectation(GRES, smi["gpus"], "460.73.01", ["mlx5_0:1"],
+                                [{"name": "mlx5_0", "ports": [{"port": 1, "rate_gbps": 200}]}])
+    assert expect["gpu_count"] == 8
+    assert expect["gpu_types"] == {"tesla_v100s-pcie-32gb": 8}
+    assert expect["gpu_minors"] == list(range(8))
+    assert expect["pci_bus_ids"][0] == "00000000:00:0D.0"
+    assert expect["ib_ports"] == ["mlx5_0:1"] and expect["ib_rate_gbps"] == 200
+    with pytest.raises(health.HealthError):
+        health.expectation("gpu:(bad", [])
+
+
+# --------------------------------------------------------------------------
+# Evaluation
+
+def test_healthy_node_passes_every_check_it_can_make():
+    results = health.evaluate("gpu01", "interval", _settings(), _seen())
+    statuses = dict((item["check"], item["status"]) for item in results)
+    assert statuses == {"nvidia_smi": "pass", "gpu_count": "pass", "gpu_model": "pass", "xid": "pass",
+                        "gpu_memory_errors": "pass", "driver_version": "pass", "driver_loaded": "not_run",
+                        "persistence_mode": "pass", "rdma_ports": "not_run", "peermem_loaded": "not_run",
+                        "gpu_processes": "pass"}
+    assert health.drain_reason(results) is None
+
+
+def test_a_gpu_gone_from_nvidia_smi_fails_gpu_count_naming_it():
+    smi = _v100s()
+    gone = smi["gpus"].pop()
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), _seen(smi)))
+    assert res["gpu_count"]["status"] == "fail"
+    assert res["gpu_count"]["message"] == ("nvidia-smi lists 7 of the 8 GPUs in the node's GRES (missing %s)"
+                                           % gone["pci_bus_id"])
+    assert res["gpu_model"]["message"] == "GPU types short of the GRES: tesla_v100s-pcie-32gb: 7 of 8"
+
+
+def test_the_pci_bus_counts_on_hardware():
+    seen = _seen(pci_gpus=["0000:3b:00.0"] * 7, hardware=True)
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))
+    assert res["gpu_count"]["message"] == "the PCI bus shows 7 NVIDIA GPU(s)"
+
+
+def test_uncorrectable_ecc_drains_and_aggregate_is_reported():
+    smi = _v100s()
+    smi["gpus"][2]["ecc_uncorrectable"] = {"volatile": 1, "aggregate": 3}
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), _seen(smi)))
+    assert res["gpu_memory_errors"]["status"] == "fail"
+    assert res["gpu_memory_errors"]["message"] == ("GPU 2: 1 uncorrectable ECC error(s) (volatile); "
+                                                   "GPU 2: 3 uncorrectable ECC error(s) (aggregate)")
+    smi["gpus"][2]["ecc_uncorrectable"] = {"volatile": 0, "aggregate": 3}
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), _seen(smi)))
+    assert res["gpu_memory_errors"]["status"] == "pass"
+    assert "reported: GPU 2: 3 uncorrectable ECC error(s) (aggregate)" in res["gpu_memory_errors"]["message"]
+
+
+@pytest.mark.parametrize("field, value, text", [
+    ("retired_pages", {"single_bit": 0, "double_bit": 1, "pending": True}, "GPU 0: page retirement pending"),
+    ("remapped_rows", {"correctable": 0, "uncorrectable": 1, "pending": True, "failure": False},
+     "GPU 0: row remapping pending"),
+    ("remapped_rows", {"correctable": 0, "uncorrectable": 0, "pending": False, "failure": True},
+     "GPU 0: row remapping failed (replace the GPU)"),
+])
+def test_pending_retirement_and_remapping_drain(field, value, text):
+    smi = _v100s()
+    smi["gpus"][0][field] = value
+    res = _by_check(health.evaluate("gpu01", "interval", _settings(), _seen(smi)))
+    assert res["gpu_memory_errors"]["status"] == "fail"
+    assert text in res["gpu_memory_errors"]["message"]
+
+
+def test_nvidia_smi_timing_out_fails_and_the_gpu_checks_say_why_they_did_not_run():
+    seen = _seen()
+    seen["smi"] = {"outcome": None, "rc": -9, "timed_out": True}
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))
+    assert res["nvidia_smi"]["message"] == "nvidia-smi did not answer within 10s (a wedged GPU or driver)"
+    assert res["gpu_count"]["status"] == "not_run"
+    assert health.drain_reason(list(res.values())) == (
+        "gpuops-health: nvidia_smi: nvidia-smi did not answer within 10s (a wedged GPU or driver)")
+
+
+def test_driver_errors_and_versions():
+    seen = _seen()
+    seen["smi"] = {"outcome": "no_driver", "rc": 9, "timed_out": False,
+                   "error": "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."}
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))
+    assert res["nvidia_smi"]["status"] == "fail"
+    assert res["nvidia_smi"]["message"].startswith("nvidia-smi failed (no_driver, rc 9): NVIDIA-SMI has failed")
+    expect = dict(_settings()["expect"], driver_version="550.54.15")
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(expect=expect), _seen()))
+    assert res["driver_version"]["message"] == ("driver 460.73.01 runs, the inventory pins 550.54.15: install the "
+                                                "pinned driver or reboot into it")
+    expect["driver_version"] = "460"
+    assert _by_check(health.evaluate("gpu01", "prolog", _settings(expect=expect), _seen()))["driver_version"][
+        "status"] == "pass"
+
+
+def test_persistence_mode_off_fails_and_checks_switch_off():
+    seen = _seen(_v100s(persistence=False))
+    res = _by_check(health.evaluate("gpu01", "interval", _settings(), seen))
+    assert res["persistence_mode"]["status"] == "fail"
+    res = _by_check(health.evaluate("gpu01", "interval", _settings(checks={"persistence_mode": False}), seen))
+    assert "persistence_mode" not in res
+
+
+def test_the_prolog_runs_no_rdma_and_the_epilog_looks_for_leftovers():
+    prolog = [item["check"] for item in health.evaluate("n", "prolog", _settings(), _seen())]
+    assert "rdma_ports" not in prolog and "gpu_processes" not in prolog
+    seen = _seen(processes={"job": "42", "killed": {}, "survivors": {}})
+    epilog = _by_check(health.evaluate("n", "epilog", _settings(), seen))
+    assert epilog["gpu_processes"]["message"] == "job 42 left no process behind"
+
+
+def test_rdma_ports_from_validate():
+    hcas = [{"name": "mlx5_0", "ports": [{"port": 1, "state": "Down", "physical_state": "Polling", "rate_gbps": 10,
+                                          "link_layer": "InfiniBand"}]}]
+    seen = _seen(ib={"hcas": hcas, "source": "ibstat"})
+    expect = dict(_settings()["expect"], ib_ports=["mlx5_0:1"], ib_rate_gbps=200)
+    res = _by_check(health.evaluate("n", "interval", _settings(expect=expect), seen))
+    assert res["rdma_ports"]["status"] == "fail"
+    assert res["rdma_ports"]["message"] == "ports not as expected: mlx5_0:1 Down/Polling"
+
+
+# --------------------------------------------------------------------------
+# The decision
+
+FAILED = [health.result("n", "gpu_count", "fail", 7, 8, "nvidia-smi lists 7 of the 8 GPUs in the node's GRES")]
+PASSED = [health.result("n", "gpu_count", "pass", 8, 8, "8 GPU(s)")]
+OURS = "gpuops-health: gpu_count: nvidia-smi lists 7 of the 8 GPUs in the node's GRES"
+
+
+def _node(state, reason=None):
+    line = "NodeName=n State=%s" % state + (" Reason=%s" % reason if reason else "")
+    return parse_scontrol_nodes(line)["n"]
+
+
+@pytest.mark.parametrize("results, node, mode, action", [
+    (FAILED, _node("IDLE"), "interval", "drain"),
+    (FAILED, _node("MIXED"), "prolog", "drain"),
+    (FAILED, None, "prolog", "drain"),
+    (FAILED, _node("IDLE+DRAIN", "fan broken [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (FAILED, _node("DOWN*", "Not responding [slurm@2026-11-24T10:00:00]"), "interval", "none"),
+    (FAILED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (FAILED, _node("IDLE+DRAIN", "gpuops-health: xid: XID 79 [root@2026-11-24T10:00:00]"), "interval", "drain"),
+    (FAILED, _node("IDLE+DRAIN", "gpuops-health: gpu_count: 6 of 8 [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "interval", "resume"),
+    (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "prolog", "none"),
+    (PASSED, _node("IDLE+DRAIN", "fan broken [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (PASSED, _node("IDLE"), "interval", "none"),
+])
+def test_decisions(results, node, mode, action):
+    assert health.decide(results, node, mode)["action"] == action
+
+
+def test_an_admin_drain_of_a_real_node_is_left_alone():
+    node = parse_scontrol_nodes(_read(HEALTH, "scontrol", "unige-hpc-community-4287_scontrol-show-node_slurm25.11_"
+                                      "idle-drain_noindent.txt").replace("\n", "\n ", 100))["gpu010"]
+    assert node["reason"] == "health_ps___blocked [root@2026-04-29T03:06:18]"
+    assert health.decide(PASSED, node, "interval")["action"] == "none"
+    assert health.decide(FAILED, node, "interval")["action"] == "none"
+
+
+def test_drain_reason_is_short_and_names_the_others():
+    results = FAILED + [health.result("n", "xid", "fail", [79], [], "x" * 400)]
+    reason = health.drain_reason(results)
+    assert reason.startswith(OURS) and reason.endswith(" (+1 more: xid)")
+    long = [health.result("n", "xid", "fail", [79], [], "y" * 400)]
+    assert len(health.drain_reason(long)) == health.REASON_LIMIT and health.drain_reason(long).endswith("...")
+
+
+# --------------------------------------------------------------------------
+# The epilog's clean-up and the GPU-to-job map
+
+def test_leftovers_are_the_jobs_own_processes():
+    smi = _v100s()
+    gpus = copy.deepcopy(smi["gpus"])
+    minors = health.job_gpu_minors("0,1", list(range(8)))
+    assert minors == [0, 1]
+    pid_on_gpu0 = gpus[0]["processes"][0]["pid"]
+    owners = {1: 0, 500: 0, 777: 3201, 778: 3201, pid_on_gpu0: 3201, 999: 0}
+    environ = {777: "42", 778: "43", 999: "42"}
+    found = health.leftover_pids("42", 3201, gpus, minors, environ, owners, protect={999})
+    assert found == {777: "SLURM_JOB_ID=42 in its environment", pid_on_gpu0: "python on GPU 0"}
+    # Another user's process on the job's GPU (nvidia-persistenced, DCGM) is not the job's.
+    owners[pid_on_gpu0] = 0
+    assert pid_on_gpu0 not in health.leftover_pids("42", 3201, gpus, minors, environ, owners)
+    assert health.job_gpu_minors("", [0, 1]) == [] and health.job_gpu_minors("0,9", [4, 5]) == [4]
+
+
+def test_stuck_processes_keep_the_node_drained():
+    stuck = {1971: "SLURM_JOB_ID=4 in its environment, left by job 4"}
+    res = health.processes_result("n", None, {}, stuck)
+    assert res["status"] == "fail"
+    assert res["message"] == "still there after SIGKILL: pid 1971 (SLURM_JOB_ID=4 in its environment, left by job 4)"
+    assert health.processes_result("n", None, {}, {})["message"] == "no process a job left behind is stuck"
+
+
+def test_processes_result():
+    assert health.processes_result("n", "42", {}, {777: "SLURM_JOB_ID=42 in its environment"})["message"] == (
+        "job 42 left pid 777 (SLURM_JOB_ID=42 in its environment) that survived SIGKILL (stuck in the driver?)")
+    assert health.processes_result("n", "42", {5: "python on GPU 0"}, {})["message"] == (
+        "killed what job 42 left behind: pid 5 (python on GPU 0)")
+
+
+def test_gpu_job_entry():
+    env = {"SLURM_JOB_ID": "42", "SLURM_JOB_USER": "alice", "SLURM_JOB_UID": "3101", "SLURM_JOB_ACCOUNT": "chem",
+           "SLURM_JOB_PARTITION": "gpu"}
+    assert health.gpu_job_entry(env, 3) == {"minor": 3, "job_id": "42", "user": "alice", "uid": "3101",
+                                            "account": "chem", "partition": "gpu"}
+
+
+# --------------------------------------------------------------------------
+# DCGM
+
+def test_dcgmi_diag_failing_run():
+    text = _read(HEALTH, "dcgmi", "azhpc-h200-doc_dcgmi-diag-r1_fail-persistence.txt")
+    rows = health.parse_dcgmi_diag(text)
+    assert ("Persistence Mode", "fail") in rows and ("Denylist", "pass") in rows
+    res = health.diag_result("n", 226, text)
+    assert res["status"] == "fail" and res["message"] == "dcgmi diag -r 1 failed: Persistence Mode"
+
+
+def test_dcgmi_diag_passing_run_and_no_dcgm():
+    text = _read(HEALTH, "dcgmi", "issue_dcgm-55_dcgmi-diag-r3_pass-deployment_excerpt.txt")
+    res = health.diag_result("n", 0, text)
+    assert res["status"] == "pass"
+    assert health.diag_result("n", None, None, "DCGM is not installed")["status"] == "not_run"
+
+
+def test_summary():
+    record = health.summary("n", "interval", FAILED, {"action": "drain", "reason": OURS, "why": "a check failed"},
+                            "2026-11-24T10:00:00+0000", 0.1234)
+    assert record["status"] == "fail" and record["counts"] == {"pass": 0, "fail": 1, "not_run": 0}
+    assert record["duration_s"] == 0.123 and record["reason"] == OURS
