@@ -56,6 +56,9 @@ MODE_CHECKS = {
     "diag": ("diag",),
 }
 MODES = tuple(sorted(MODE_CHECKS))
+# The checks that read nvidia-smi: not run on a node whose Gres has no GPU.
+GPU_CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "driver_version", "driver_loaded",
+              "persistence_mode")
 
 # XIDs known to NVIDIA's XID catalogue that the settings may name, with what
 # they mean (from NVIDIA's "XID Errors" documentation). The default drain list
@@ -422,7 +425,10 @@ def evaluate(node, mode, settings, seen):
     out = []
     smi_ok = smi.get("outcome") == "xml" and not smi.get("error") and not smi.get("timed_out")
     for name in wanted:
-        if name == "nvidia_smi":
+        if name in GPU_CHECKS and not expect.get("gpu_count"):
+            # A node without GPUs in its Gres (a CPU node of the partition) has no GPU to check.
+            out.append(result(node, name, NOT_RUN, None, None, "the node's Gres has no GPU"))
+        elif name == "nvidia_smi":
             out.append(smi_result(node, smi.get("outcome"), smi.get("rc"), smi.get("timed_out"),
                                   settings.get("nvidia_smi_timeout_s"), smi.get("error")))
         elif name == "xid":

@@ -57,8 +57,6 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ( 
 
 CONFIG = os.environ.get("GPUOPS_HEALTH_CONFIG", "/etc/gpuops/health.json")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-SMI_CHECKS = {"nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "driver_version", "driver_loaded",
-              "persistence_mode"}
 USAGE = "usage: gpuops-health {interval|prolog|epilog|diag|show|clear-xid}"
 
 
@@ -410,14 +408,15 @@ def check(node):
     if "gpu_processes" in wanted and mode == "interval":
         seen["processes"] = {"job": None, "survivors": node.still_stuck()}
     if "gpu_processes" in wanted and mode == "epilog":
-        seen["smi"] = node.smi(processes=True)
+        seen["smi"] = node.smi(processes=True) if (node.cfg.get("expect") or {}).get("gpu_count") else {}
         job_id, found = node.leftovers((seen["smi"].get("parsed") or {}).get("gpus") or [])
         killed, survivors = node.kill(found)
         node.remember_stuck(job_id, survivors)
         seen["processes"] = {"job": job_id, "killed": killed, "survivors": survivors}
-        if killed:
+        if killed and seen["smi"]:
             seen["smi"] = node.smi()  # what the GPUs show once the leftovers are gone
-    if "smi" not in seen and wanted & SMI_CHECKS:
+    gpu_node = bool((node.cfg.get("expect") or {}).get("gpu_count"))
+    if "smi" not in seen and gpu_node and wanted & set(health.GPU_CHECKS):
         seen["smi"] = node.smi()
     seen["pci_gpus"] = node.pci_gpus()
     seen["hardware"] = bool(seen["pci_gpus"])

@@ -190,6 +190,15 @@ def test_a_gpu_gone_from_nvidia_smi_fails_gpu_count_naming_it():
     assert res["gpu_model"]["message"] == "GPU types short of the GRES: tesla_v100s-pcie-32gb: 7 of 8"
 
 
+def test_a_node_without_gpus_in_its_gres_is_not_asked_for_any():
+    settings = _settings(expect=health.expectation("", []))
+    seen = _seen()
+    seen["smi"] = {"outcome": "missing", "error": "nvidia-smi not found"}
+    res = _by_check(health.evaluate("cpu01", "interval", settings, seen))
+    assert res["nvidia_smi"]["status"] == "not_run" and res["gpu_count"]["message"] == "the node's Gres has no GPU"
+    assert health.drain_reason(list(res.values())) is None
+
+
 def test_the_pci_bus_counts_on_hardware():
     seen = _seen(pci_gpus=["0000:3b:00.0"] * 7, hardware=True)
     res = _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))
