@@ -406,14 +406,22 @@ def _service_check(node, data, expect):
                   ("not running: " + "; ".join(down)) if down else "munge and %s are active" % daemon)
 
 
-def health_last_result(node, record):
-    """health_last: the last result the node health check (gpuops.cluster.node_health) recorded on the node."""
+def health_last_result(node, record, age_s=None, interval_s=None):
+    """health_last: the last result the node health check (gpuops.cluster.node_health) recorded on the node.
+
+    age_s: seconds since it was written; interval_s: slurm.conf HealthCheckInterval. A result older
+    than three intervals (and a minute) means slurmd no longer runs the check.
+    """
     if not isinstance(record, dict) or not record:
         return result(node, "health_last", NOT_RUN, None, "pass",
                       "no health check result on the node (gpuops.cluster.node_health not applied, or slurmd has "
                       "not run it yet)")
     when = "%s run at %s" % (record.get("mode") or "?", record.get("time") or "?")
     status = record.get("status")
+    if age_s is not None and interval_s and age_s > 3 * interval_s + 60:
+        return result(node, "health_last", FAIL, "%ds old" % age_s, "every %ds" % interval_s,
+                      "the last %s, %d s ago, though slurmd should run the health check every %d s: is slurmd "
+                      "running, and slurm.conf's HealthCheckProgram set?" % (when, age_s, interval_s))
     if status == "error":
         return result(node, "health_last", FAIL, "error", "pass",
                       "the health check could not run (%s): %s" % (when, record.get("error")))
@@ -436,7 +444,8 @@ def node_checks(data, expect):
     if data.get("role") == "compute":
         out.extend(rdma_results(node, data, expect))
         if "health_last" in data:
-            out.append(health_last_result(node, data.get("health_last")))
+            out.append(health_last_result(node, data.get("health_last"), data.get("health_age_s"),
+                                          expect.get("health_interval_s")))
     out.append(_service_check(node, data, expect))
     out.append(_munge_check(node, data, expect))
     out.append(_clock_check(node, data, expect))

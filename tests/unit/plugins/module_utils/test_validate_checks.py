@@ -571,5 +571,9 @@ def test_health_last_result():
                   results=[{"check": "xid", "status": "fail"}, {"check": "gpu_count", "status": "pass"}])
     assert health_last_result("n", failed)["message"] == (
         "interval run at 2026-11-24T10:00:00+0000 failed xid: gpuops-health: xid: XID 79; drain (a check failed)")
+    assert health_last_result("n", passed, 100, 300)["status"] == "pass"
+    assert health_last_result("n", passed, 1000, 300)["message"] == (
+        "the last interval run at 2026-11-24T10:00:00+0000, 1000 s ago, though slurmd should run the health check "
+        "every 300 s: is slurmd running, and slurm.conf's HealthCheckProgram set?")
     error = {"mode": "prolog", "time": "t", "status": "error", "error": "KeyError: 'node'"}
     assert health_last_result("n", error)["status"] == "fail"
