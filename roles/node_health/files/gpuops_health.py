@@ -435,7 +435,7 @@ def check(node):
     state, error = (None, None)
     if failed or mode in ("interval", "diag"):
         state, error = node.slurm_state()
-    decision = health.decide(results, state, "interval" if mode == "diag" else mode)
+    decision = health.decide(results, state, mode)  # only the periodic run, with every check, resumes
     acted = True
     if decision["action"] == "drain":
         acted = node.update("State=DRAIN", "Reason=%s" % decision["reason"])

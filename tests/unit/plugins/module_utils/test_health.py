@@ -309,6 +309,7 @@ def _node(state, reason=None):
     (FAILED, _node("IDLE+DRAIN", "gpuops-health: gpu_count: 6 of 8 [root@2026-11-24T10:00:00]"), "interval", "none"),
     (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "interval", "resume"),
     (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "prolog", "none"),
+    (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "diag", "none"),
     (PASSED, _node("IDLE+DRAIN", "fan broken [root@2026-11-24T10:00:00]"), "interval", "none"),
     (PASSED, _node("IDLE"), "interval", "none"),
 ])
