@@ -321,6 +321,63 @@ def _processes(node, where):
     return found
 
 
+_UNIT_RE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)\s*(%|C|W|MHz|MiB)$")
+
+
+def _unit_field(node, paths, unit):
+    """The number of the first of paths whose value reads '<number> <unit>' ('97 %', '66 C', '232.80 W');
+    None when all are absent, N/A or say something else ('Requested functionality has been deprecated')."""
+    for path in paths:
+        value = _field(node, path)
+        match = _UNIT_RE.match(value) if value is not None else None
+        if match and match.group(2) == unit:
+            number = float(match.group(1))
+            return int(number) if unit in ("%", "C", "MHz", "MiB") else number
+    return None
+
+
+def _event_reasons(node):
+    """{reason: active} of clocks_event_reasons (DTD v12+) or clocks_throttle_reasons (older), short names."""
+    out = {}
+    for section, prefix in (("clocks_event_reasons", "clocks_event_reason_"),
+                            ("clocks_throttle_reasons", "clocks_throttle_reason_")):
+        found = node.find(section)
+        if found is None:
+            continue
+        for child in found:
+            tag = child.tag if isinstance(child.tag, str) else ""
+            text = (child.text or "").strip()
+            if tag.startswith(prefix) and text in ("Active", "Not Active"):
+                out[tag[len(prefix):]] = text == "Active"
+        break
+    return out
+
+
+def _readings(node):
+    """What a GPU reports now (the exporter's gauges); None for what it does not report.
+
+    Power moved from power_readings/power_draw and power_limit (DTD v11) to
+    gpu_power_readings/power_draw and current_power_limit (v12), and the draw
+    to instant_power_draw (v13, where power_draw is gone).
+    """
+    return {
+        "utilization_gpu_pct": _unit_field(node, ["utilization/gpu_util"], "%"),
+        "utilization_memory_pct": _unit_field(node, ["utilization/memory_util"], "%"),
+        "memory_used_mib": _unit_field(node, ["fb_memory_usage/used"], "MiB"),
+        "memory_total_mib": _unit_field(node, ["fb_memory_usage/total"], "MiB"),
+        "temperature_c": _unit_field(node, ["temperature/gpu_temp"], "C"),
+        "memory_temperature_c": _unit_field(node, ["temperature/memory_temp"], "C"),
+        "slowdown_temperature_c": _unit_field(node, ["temperature/gpu_temp_slow_threshold"], "C"),
+        "power_w": _unit_field(node, ["gpu_power_readings/instant_power_draw", "gpu_power_readings/power_draw",
+                                      "power_readings/power_draw"], "W"),
+        "power_limit_w": _unit_field(node, ["gpu_power_readings/current_power_limit", "power_readings/power_limit"],
+                                     "W"),
+        "clocks_mhz": dict((name, _unit_field(node, ["clocks/%s_clock" % name], "MHz"))
+                           for name in ("graphics", "sm", "mem", "video")),
+        "clock_event_reasons": _event_reasons(node),
+    }
+
+
 def _gpu(node, position):
     where = "GPU %d" % position
     name = _field(node, "product_name")
@@ -358,8 +415,12 @@ def _gpu(node, position):
     }
 
 
-def parse_smi_xml(text, processes=False):
-    """Driver, CUDA and per-GPU facts from ``nvidia-smi -q -x`` (with processes=True, each GPU's processes too).
+def parse_smi_xml(text, processes=False, readings=False):
+    """Driver, CUDA and per-GPU facts from ``nvidia-smi -q -x``.
+
+    processes=True adds each GPU's processes, readings=True what it reports
+    now (utilization, memory used, temperatures, power, clocks and the
+    reasons they are held down), for the GPU exporter.
 
     Reads the DTD v11/v12/v13 layouts, with or without the XML declaration
     and DOCTYPE, indented with spaces or tabs.
@@ -380,9 +441,12 @@ def parse_smi_xml(text, processes=False):
     if root.tag != "nvidia_smi_log":
         raise GpuFactsError("nvidia-smi -q -x: root element is %s, not nvidia_smi_log" % _snippet(str(root.tag), 40))
     gpus = [_gpu(node, position) for position, node in enumerate(root.findall("gpu"))]
-    if processes:
+    if processes or readings:
         for gpu, node in zip(gpus, root.findall("gpu")):
-            gpu["processes"] = _processes(node, "GPU %d" % gpu["index"])
+            if processes:
+                gpu["processes"] = _processes(node, "GPU %d" % gpu["index"])
+            if readings:
+                gpu["readings"] = _readings(node)
     attached = _field(root, "attached_gpus")
     return {
         "driver_version": _field(root, "driver_version"),

@@ -1424,3 +1424,57 @@ PEER = st.one_of(st.integers(-1, 9), st.sampled_from(["0", "1", "2", "x", ""]), 
 def test_fuzz_nvlink_all_to_all(gpus):
     assert nvlink_all_to_all(gpus) in (True, False)
     assert isinstance(fabric_facts({"pci_gpus": [], "nvswitches": []}, gpus)["fabric_manager_needed"], bool)
+
+
+# --- readings (the GPU exporter's gauges) --------------------------------------
+
+
+def _readings(name):
+    with open(os.path.join(FIXTURES, "nvidia-smi-xml", name), "rb") as handle:
+        return [gpu["readings"] for gpu in parse_smi_xml(handle.read(), readings=True)["gpus"]]
+
+
+@pytest.mark.parametrize("name, expected", [
+    # DTD v11: power_readings/power_draw and power_limit, clocks_throttle_reasons.
+    ("datakit_8x-tesla-v100s-pcie-32gb.xml", {
+        "utilization_gpu_pct": 97, "utilization_memory_pct": 52, "memory_used_mib": 31689, "memory_total_mib": 32510,
+        "temperature_c": 66, "memory_temperature_c": 63, "slowdown_temperature_c": 87, "power_w": 232.8,
+        "power_limit_w": 250.0, "clocks_mhz": {"graphics": 1410, "sm": 1410, "mem": 1107, "video": 1275}}),
+    # v12: gpu_power_readings/power_draw and current_power_limit, clocks_event_reasons; utilization N/A.
+    ("telegraf_a100-sxm4-v12.xml", {
+        "utilization_gpu_pct": None, "utilization_memory_pct": None, "memory_used_mib": 50, "memory_total_mib": 81920,
+        "temperature_c": 27, "memory_temperature_c": 44, "slowdown_temperature_c": 89, "power_w": 67.03,
+        "power_limit_w": 500.0, "clocks_mhz": {"graphics": 1275, "sm": 1275, "mem": 1593, "video": 1275}}),
+    # v13: instant_power_draw (no power_draw), power_state "Requested functionality has been deprecated".
+    ("telegraf_dual_2070-v13.xml", {
+        "utilization_gpu_pct": 0, "utilization_memory_pct": 0, "memory_used_mib": 1, "memory_total_mib": 8192,
+        "temperature_c": 14, "memory_temperature_c": None, "slowdown_temperature_c": 91, "power_w": 9.23,
+        "power_limit_w": 175.0, "clocks_mhz": {"graphics": 300, "sm": 300, "mem": 405, "video": 540}}),
+    # A GPU without power readings (Quadro P400: N/A).
+    ("telegraf_quadro-p400.xml", {
+        "utilization_gpu_pct": 0, "utilization_memory_pct": 3, "memory_used_mib": 0, "memory_total_mib": 1998,
+        "temperature_c": 33, "memory_temperature_c": None, "slowdown_temperature_c": 100, "power_w": None,
+        "power_limit_w": None, "clocks_mhz": {"graphics": 139, "sm": 139, "mem": 405, "video": 544}}),
+])
+def test_readings_of_each_layout(name, expected):
+    readings = _readings(name)[0]
+    assert dict((key, readings[key]) for key in expected) == expected
+
+
+def test_clock_event_reasons():
+    idle = _readings("telegraf_dual_2070-v13.xml")[0]["clock_event_reasons"]
+    assert idle["gpu_idle"] is True and idle["hw_thermal_slowdown"] is False
+    # Under load, two of the eight V100S hold their clocks down at the software power cap.
+    busy = _readings("datakit_8x-tesla-v100s-pcie-32gb.xml")
+    held = [(index, sorted(name for name, active in gpu["clock_event_reasons"].items() if active))
+            for index, gpu in enumerate(busy)]
+    assert [item for item in held if item[1]] == [(3, ["sw_power_cap"]), (6, ["sw_power_cap"])]
+
+
+def test_readings_and_processes_only_when_asked():
+    with open(os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml"), "rb") as handle:
+        text = handle.read()
+    plain = parse_smi_xml(text)["gpus"][0]
+    assert "readings" not in plain and "processes" not in plain
+    full = parse_smi_xml(text, processes=True, readings=True)["gpus"][0]
+    assert full["processes"] == [{"pid": 37305, "type": "C", "name": "python", "used_memory_mib": 31683}]
