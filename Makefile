@@ -54,6 +54,8 @@ lab: venv images wheelhouse
 	@echo "  docker exec -it lab-ctl bash -c 'cd /shared && CKPT_DIR=/shared/ckpt sbatch -N 2 /opt/gpuops/examples/ddp/ddp.sbatch'"
 	@echo "  docker exec -it lab-ctl srun --mpi=pmix -N2 -n4 python3 -c 'from mpi4py import MPI; c = MPI.COMM_WORLD; print(c.rank, c.allreduce(c.rank))'"
 	@echo "  docker exec -it lab-ctl bash -lc 'module avail; sacct'"
+	@echo "  docker exec -it lab-ctl sinfo -R                 # nodes the health check drained, and why"
+	@echo "  docker exec -it lab-gpu01 gpuops-health show     # the node's last health check result"
 	@echo "Check it: make validate (report in validate-report/). Remove it: make lab-down"
 
 lab-down:
