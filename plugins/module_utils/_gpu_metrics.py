@@ -1,0 +1,120 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""GPU metrics for Prometheus from nvidia-smi's XML and the GPU-to-job map (groundwork of the GPU exporter).
+
+Pure functions. ``gpu_samples`` turns ``parse_smi_xml(text, readings=True)``
+and the map the health check's prolog keeps (``/run/gpuops/gpu-jobs/<minor>.json``)
+into samples: (name, labels, value) with a help text and type per name
+(``FAMILIES``). Every per-GPU sample carries the GPU's index, minor, UUID and
+model, and the Slurm job, user and account that hold it ("" when idle), so
+utilisation can be summed per job or per research group. Nothing a GPU does
+not report becomes a sample (no zero for N/A).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+MIB = 1024 * 1024
+PREFIX = "gpuops_gpu_"
+
+# name: (type, help)
+FAMILIES = {
+    "exporter_up": ("gauge", "1 when nvidia-smi answered with XML that parses, 0 otherwise (reason label says why)."),
+    "info": ("gauge", "1 per GPU, with its driver and PCI bus id."),
+    "utilization_ratio": ("gauge", "GPU utilization over nvidia-smi's last sample period, 0 to 1."),
+    "memory_utilization_ratio": ("gauge", "Memory controller utilization, 0 to 1."),
+    "memory_used_bytes": ("gauge", "Framebuffer memory in use."),
+    "memory_total_bytes": ("gauge", "Framebuffer memory in total."),
+    "temperature_celsius": ("gauge", "GPU temperature."),
+    "memory_temperature_celsius": ("gauge", "HBM temperature (where reported)."),
+    "slowdown_temperature_celsius": ("gauge", "Temperature at which the GPU slows down."),
+    "power_watts": ("gauge", "Power draw."),
+    "power_limit_watts": ("gauge", "Power limit in force."),
+    "clock_hertz": ("gauge", "Current clock, by clock domain."),
+    "clock_event_active": ("gauge", "1 while the reason holds the clocks down (throttle reasons)."),
+    "ecc_uncorrectable_errors": ("gauge", "Uncorrectable ECC errors, volatile (since driver load) or aggregate."),
+    "retired_pages": ("gauge", "Pages retired, by cause."),
+    "retired_pages_pending": ("gauge", "1 when a page retirement waits for a GPU reset."),
+    "remapped_rows": ("gauge", "Rows remapped, by kind."),
+    "remap_pending": ("gauge", "1 when a row remapping waits for a GPU reset."),
+    "remap_failure": ("gauge", "1 when a row remapping failed."),
+    "pcie_link_generation": ("gauge", "PCIe link generation, current or max."),
+    "pcie_link_width": ("gauge", "PCIe link width (lanes), current or max."),
+}
+
+
+def job_labels(job_map, minor):
+    """job_id, user, account of the job holding GPU minor ("" for each when none)."""
+    entry = (job_map or {}).get(minor) or (job_map or {}).get(str(minor)) or {}
+    return {"job_id": str(entry.get("job_id") or ""), "user": str(entry.get("user") or ""),
+            "account": str(entry.get("account") or "")}
+
+
+def _flag(value):
+    return None if value is None else (1 if value else 0)
+
+
+def _per_gpu(gpu):
+    """(name, extra labels, value) of one GPU, values that are None left out."""
+    readings = gpu.get("readings") or {}
+    out = []
+
+    def add(name, value, **labels):
+        if value is not None:
+            out.append((name, labels, value))
+
+    util = readings.get("utilization_gpu_pct")
+    add("utilization_ratio", util / 100.0 if util is not None else None)
+    mem_util = readings.get("utilization_memory_pct")
+    add("memory_utilization_ratio", mem_util / 100.0 if mem_util is not None else None)
+    for key, name in (("memory_used_mib", "memory_used_bytes"), ("memory_total_mib", "memory_total_bytes")):
+        value = readings.get(key)
+        add(name, value * MIB if value is not None else None)
+    add("temperature_celsius", readings.get("temperature_c"))
+    add("memory_temperature_celsius", readings.get("memory_temperature_c"))
+    add("slowdown_temperature_celsius", readings.get("slowdown_temperature_c"))
+    add("power_watts", readings.get("power_w"))
+    add("power_limit_watts", readings.get("power_limit_w"))
+    for clock, mhz in sorted((readings.get("clocks_mhz") or {}).items()):
+        add("clock_hertz", mhz * 1000000 if mhz is not None else None, clock=clock)
+    for reason, active in sorted((readings.get("clock_event_reasons") or {}).items()):
+        add("clock_event_active", _flag(active), reason=reason)
+    for scope, count in sorted((gpu.get("ecc_uncorrectable") or {}).items()):
+        add("ecc_uncorrectable_errors", count, scope=scope)
+    pages = gpu.get("retired_pages") or {}
+    for cause in ("single_bit", "double_bit"):
+        add("retired_pages", pages.get(cause), cause=cause)
+    add("retired_pages_pending", _flag(pages.get("pending")))
+    rows = gpu.get("remapped_rows") or {}
+    for kind in ("correctable", "uncorrectable"):
+        add("remapped_rows", rows.get(kind), kind=kind)
+    add("remap_pending", _flag(rows.get("pending")))
+    add("remap_failure", _flag(rows.get("failure")))
+    link = gpu.get("pcie_link") or {}
+    for which in ("current", "max"):
+        add("pcie_link_generation", link.get(which + "_gen"), which=which)
+        add("pcie_link_width", link.get(which + "_width"), which=which)
+    return out
+
+
+def gpu_samples(smi, job_map=None, error=None):
+    """[(metric name, labels, value)] of a node's GPUs.
+
+    smi: parse_smi_xml(..., readings=True), or None when nvidia-smi gave
+    nothing usable; error: why (then only exporter_up 0 with that reason).
+    job_map: {minor: the map entry} of the GPUs jobs hold now.
+    """
+    if smi is None or error:
+        return [(PREFIX + "exporter_up", {"reason": str(error or "no nvidia-smi output")[:200]}, 0)]
+    out = [(PREFIX + "exporter_up", {"reason": ""}, 1)]
+    for gpu in smi.get("gpus") or []:
+        base = {"gpu": str(gpu.get("index")), "minor": str(gpu.get("minor_number")), "uuid": gpu.get("uuid") or "",
+                "model": gpu.get("name") or ""}
+        base.update(job_labels(job_map, gpu.get("minor_number")))
+        out.append((PREFIX + "info", dict(base, driver=smi.get("driver_version") or "",
+                                          pci_bus_id=gpu.get("pci_bus_id") or ""), 1))
+        for name, labels, value in _per_gpu(gpu):
+            out.append((PREFIX + name, dict(base, **labels), value))
+    return out
