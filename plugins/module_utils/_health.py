@@ -20,6 +20,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import slurm_type_name
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     ValidateError,
     gres_gpu_count,
@@ -81,7 +82,7 @@ DEFAULT_DRAIN_XIDS = (48, 61, 62, 63, 64, 74, 79, 92, 94, 95, 119, 120, 140)
 DEFAULT_MEMORY_DRAIN = ("volatile_uncorrectable", "retirement_pending", "remap_pending", "remap_failure")
 
 _XID_RE = re.compile(r"NVRM: Xid \(([^)]*)\): (\d{1,4})(?:,\s*(.*))?$")
-_KMSG_RE = re.compile(r"^(\d+),(\d+),(\d+),[^;]*;(.*)$")
+_KMSG_RE = re.compile(r"^(\d{1,3}),(\d{1,20}),(\d{1,20}),[^;]*;(.*)$")
 
 
 class HealthError(Exception):
@@ -197,7 +198,10 @@ def parse_xid_line(line):
 def parse_kmsg(records):
     """XID events of /dev/kmsg records ("prio,seq,usec,flags;message"), with seq; and the last seq read."""
     events, last = [], None
+    if not isinstance(records, (list, tuple)):
+        raise HealthError("/dev/kmsg: expected a list of records, got %s" % type(records).__name__)
     for record in records:
+        record = as_text(record, "/dev/kmsg record", HealthError)
         match = _KMSG_RE.match(record.split("\n", 1)[0])
         if not match:
             continue
@@ -211,6 +215,7 @@ def parse_kmsg(records):
 
 def parse_log_text(text):
     """XID events of kernel log text (dmesg, kern.log, journalctl -k)."""
+    text = as_text(text, "kernel log", HealthError)
     return [event for event in (parse_xid_line(line) for line in text.splitlines()) if event]
 
 
@@ -382,6 +387,7 @@ def processes_result(node, job_id, killed, survivors):
 
 def parse_dcgmi_diag(text):
     """[(test, outcome)] of ``dcgmi diag -r 1`` table output: rows like ``| Deployment | Pass |``."""
+    text = as_text(text, "dcgmi diag", HealthError)
     rows = []
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -540,3 +546,9 @@ def gpu_job_entry(env, minor):
     return {"minor": minor, "job_id": env.get("SLURM_JOB_ID") or "", "user": env.get("SLURM_JOB_USER") or "",
             "uid": env.get("SLURM_JOB_UID") or "", "account": env.get("SLURM_JOB_ACCOUNT") or "",
             "partition": env.get("SLURM_JOB_PARTITION") or ""}
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes HealthError.
+parse_kmsg = guarded(HealthError, '/dev/kmsg')(parse_kmsg)
+parse_log_text = guarded(HealthError, 'kernel log')(parse_log_text)
+parse_dcgmi_diag = guarded(HealthError, 'dcgmi diag')(parse_dcgmi_diag)

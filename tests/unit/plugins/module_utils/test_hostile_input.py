@@ -32,6 +32,8 @@ from hypothesis import strategies as st
 
 from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _gpu_facts,
+    _gpu_metrics,
+    _health,
     _host_probe,
     _hostlist,
     _ib_facts,
@@ -87,6 +89,12 @@ def _gpu_facts_of(text):
 # guard's catch-all) must name what is wrong in hostile captures)
 PARSERS = [
     ("parse_smi_xml", _gpu_facts.parse_smi_xml, _read("nvidia-smi-xml/*.xml")[:4], _gpu_facts.GpuFactsError, True),
+    ("gpu readings and samples", lambda text: _gpu_metrics.gpu_samples(_gpu_facts.parse_smi_xml(text, True, True)),
+     _read("nvidia-smi-xml/*.xml")[:3], _gpu_facts.GpuFactsError, True),
+    ("kernel log XIDs", _health.parse_log_text, _read("health/kernel-log/*.log"), _health.HealthError, True),
+    ("kmsg records", lambda text: _health.parse_kmsg(text.splitlines()), _read("health/kernel-log/gpud_dev-kmsg*.log"),
+     _health.HealthError, True),
+    ("dcgmi diag", _health.parse_dcgmi_diag, _read("health/dcgmi/*.txt"), _health.HealthError, True),
     ("build_facts", _gpu_facts_of, _read("nvidia-smi-xml/*.xml")[4:6], _gpu_facts.GpuFactsError, True),
     ("parse_topo", _gpu_facts.parse_topo, _read("nvidia-smi-topo/*.txt"), _gpu_facts.GpuFactsError, True),
     ("parse_smi_list", _gpu_facts.parse_smi_list, _read("nvidia-smi-L/*.txt"), _gpu_facts.GpuFactsError, True),
