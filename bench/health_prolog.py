@@ -20,7 +20,9 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import json
+import ast
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -29,8 +31,16 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIB_FILES = ["_health.py", "_gpu_facts.py", "_ib_facts.py", "_validate.py", "_validate_checks.py", "_clock.py",
-             "_text.py"]
+
+
+def _lib_files():
+    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml, one list)."""
+    with open(os.path.join(ROOT, "roles", "node_health", "vars", "main.yml")) as handle:
+        match = re.search(r"^__node_health_lib_files: (\[.*\])$", handle.read(), re.MULTILINE)
+    return ast.literal_eval(match.group(1).replace("[", "['").replace("]", "']").replace(", ", "', '"))
+
+
+LIB_FILES = _lib_files()
 CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
 
 

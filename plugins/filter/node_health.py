@@ -27,9 +27,15 @@ def node_health_settings_errors(settings):
     return _call("node_health_settings_errors", health.settings_errors, settings)
 
 
-def node_health_expect(slurm_gres, gpus, driver_version="", ib_selected=None, ib_hcas=None):
-    return _call("node_health_expect", health.expectation, slurm_gres, gpus or [], driver_version or "",
-                 ib_selected or [], ib_hcas or [])
+def node_health_expect(gpus_fact, ib_fact=None, driver_version="", ib_ports=None):
+    """What the node must keep, from its gpuops_gpus and gpuops_ib facts (ib_ports: the ports to watch
+    instead of the ones ib_facts selected)."""
+    if not isinstance(gpus_fact, dict) or not isinstance(ib_fact or {}, dict):
+        raise AnsibleFilterError("node_health_expect: expected the gpuops_gpus fact (and the gpuops_ib fact)")
+    ib_fact = ib_fact or {}
+    return _call("node_health_expect", health.expectation, gpus_fact.get("slurm_gres") or "",
+                 gpus_fact.get("gpus") or [], driver_version or "", ib_ports or ib_fact.get("selected") or [],
+                 ib_fact.get("hcas") or [])
 
 
 class FilterModule(object):

@@ -151,6 +151,8 @@ def expectation(slurm_gres, gpus, driver_version="", ib_selected=(), ib_hcas=())
     (pci_bus_id, minor_number); ib_selected: the RDMA ports chosen at converge
     ("mlx5_0:1") and ib_hcas their facts, for the rate each must keep.
     """
+    if not isinstance(gpus, list) or not isinstance(ib_hcas, (list, tuple)):
+        raise HealthError("expected the GPU facts' gpus and the RDMA facts' hcas as lists")
     try:
         count = gres_gpu_count(slurm_gres or "")
         types = gres_gpu_type_counts(slurm_gres or "")
@@ -342,13 +344,14 @@ def leftover_pids(job_id, uid, gpus, minors, environ_jobs, owners, protect=()):
     gpus: parsed nvidia-smi GPUs with processes; minors: the job's GPU minors;
     environ_jobs: {pid: SLURM_JOB_ID found in its environment}; owners: {pid:
     uid} of the live processes. A process is the job's when its environment
-    names the job, or when it runs on one of the job's GPUs as the job's user.
+    names the job and it runs as the job's user (uid None: any user), or when
+    it runs on one of the job's GPUs as the job's user.
     Processes of other users on the GPUs (nvidia-persistenced, DCGM) are never
     touched, nor pid 1 and protect.
     """
     found = {}
     for pid, job in environ_jobs.items():
-        if str(job) == str(job_id):
+        if str(job) == str(job_id) and (uid is None or owners.get(pid) == uid):
             found[pid] = "SLURM_JOB_ID=%s in its environment" % job_id
     for gpu in gpus or []:
         if gpu.get("minor_number") not in minors:
@@ -430,6 +433,14 @@ def evaluate(node, mode, settings, seen):
     reason = seen.get("no_hardware_reason") or "no NVIDIA GPU on the PCI bus"
     out = []
     smi_ok = smi.get("outcome") == "xml" and not smi.get("error") and not smi.get("timed_out")
+    rdma = {}
+    if "rdma_ports" in wanted or "peermem_loaded" in wanted:
+        data = {"ib": seen.get("ib") or {}, "hardware": hardware, "no_hardware_reason": reason,
+                "modules": seen.get("modules") or {}}
+        rdma_expect = {"rdma_expected": settings.get("rdma_expected", "auto"), "ib_ports": expect.get("ib_ports"),
+                       "ib_rate_gbps": expect.get("ib_rate_gbps") or 0,
+                       "peermem_module": settings.get("peermem_module") or "nvidia_peermem"}
+        rdma = dict((item["check"], item) for item in rdma_results(node, data, rdma_expect))
     for name in wanted:
         if name in GPU_CHECKS and not expect.get("gpu_count"):
             # A node without GPUs in its Gres (a CPU node of the partition) has no GPU to check.
@@ -448,12 +459,7 @@ def evaluate(node, mode, settings, seen):
             diag = seen.get("diag") or {}
             out.append(diag_result(node, diag.get("rc"), diag.get("text"), diag.get("error")))
         elif name in ("rdma_ports", "peermem_loaded"):
-            data = {"ib": seen.get("ib") or {}, "hardware": hardware, "no_hardware_reason": reason,
-                    "modules": seen.get("modules") or {}}
-            rdma_expect = {"rdma_expected": settings.get("rdma_expected", "auto"), "ib_ports": expect.get("ib_ports"),
-                           "ib_rate_gbps": expect.get("ib_rate_gbps") or 0,
-                           "peermem_module": settings.get("peermem_module") or "nvidia_peermem"}
-            out.extend(item for item in rdma_results(node, data, rdma_expect) if item["check"] == name)
+            out.append(rdma[name])
         elif not smi_ok:
             # The GPU checks read nvidia-smi's answer; nvidia_smi has said why there is none.
             if name == "gpu_count" and not enabled.get("nvidia_smi", True):

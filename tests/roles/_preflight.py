@@ -28,3 +28,9 @@ def run_playbook(tmp_path, playbook, inventory, args=PREFLIGHT):
     proc = subprocess.run([str(bin_dir / "ansible-playbook"), "-i", str(inv), str(playbook)] + list(args),
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False)
     return proc.returncode, " ".join((proc.stdout + proc.stderr).split())
+
+
+def run_on_compute(tmp_path, playbook, host_vars, args=PREFLIGHT):
+    """run_playbook with one local host, in group slurm_compute, with host_vars."""
+    return run_playbook(tmp_path, playbook, {"children": {"slurm_compute": {"hosts": {"node": local_host(host_vars)}}}},
+                        args)

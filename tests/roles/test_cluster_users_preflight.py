@@ -3,7 +3,7 @@ whose name or number another account holds on a host, with a message that names 
 
 import pytest
 
-from _preflight import REPO, local_host, run_playbook
+from _preflight import REPO, run_on_compute
 
 PLAYBOOK = REPO / "playbooks" / "cluster_users.yml"
 GROUPS = [{"name": "chem", "gid": 3001}]
@@ -11,7 +11,7 @@ USERS = [{"name": "alice", "uid": 3101, "group": "chem"}, {"name": "bob", "uid":
 
 
 def run(tmp_path, host_vars):
-    return run_playbook(tmp_path, PLAYBOOK, {"children": {"slurm_compute": {"hosts": {"node": local_host(host_vars)}}}})
+    return run_on_compute(tmp_path, PLAYBOOK, host_vars)
 
 
 def test_defaults_pass(tmp_path):

@@ -2,13 +2,13 @@
 
 import pytest
 
-from _preflight import REPO, local_host, run_playbook
+from _preflight import REPO, run_on_compute
 
 PLAYBOOK = REPO / "playbooks" / "env_modules.yml"
 
 
 def run(tmp_path, host_vars):
-    return run_playbook(tmp_path, PLAYBOOK, {"children": {"slurm_compute": {"hosts": {"node": local_host(host_vars)}}}})
+    return run_on_compute(tmp_path, PLAYBOOK, host_vars)
 
 
 def test_defaults_pass(tmp_path):

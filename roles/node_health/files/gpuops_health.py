@@ -240,10 +240,7 @@ class Node(object):
                 continue
             if job and (b"\0" + needle) in data:
                 environ_jobs[pid] = job
-        found = health.leftover_pids(job, uid, gpus, minors, environ_jobs, owners, protect=ancestors())
-        if uid is not None:
-            found = dict((pid, why) for pid, why in found.items() if owners.get(pid) == uid)
-        return job, found
+        return job, health.leftover_pids(job, uid, gpus, minors, environ_jobs, owners, protect=ancestors())
 
     def kill(self, found):
         """(killed, survivors): SIGTERM, a grace period, SIGKILL, and a wait."""
