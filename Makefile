@@ -6,15 +6,16 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health accounting day2 maintenance
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health monitoring accounting day2 maintenance
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest molecule dist dist-test test bench scale clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule dist dist-test test bench scale clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
 	@echo "make lab-down  remove the lab"
 	@echo "make validate  validate the running lab (playbooks/validate.yml), report in validate-report/"
-	@echo "make test      lint, ansible-test sanity+units, pytest, dist test, every Molecule scenario"
+	@echo "make test      lint, ansible-test sanity+units, pytest, alert rule tests, dist test, every Molecule scenario"
+	@echo "make rules     the alert rules through promtool check rules and promtool test rules (tests/promtool)"
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     measure converge / re-run / --check against the shell-loop floor"
 	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
@@ -81,6 +82,12 @@ units: venv
 pytest: venv
 	$(BIN)/pytest -q tests/preflight tests/roles
 
+# The alert rules (module_utils/_alert_rules.py with the prometheus role's
+# defaults) through promtool check rules and the unit tests in tests/promtool;
+# promtool comes from Debian's prometheus package, unpacked into .build/promtool.
+rules: venv
+	tools/promtool.sh
+
 dist: venv
 	rm -rf dist && mkdir -p dist
 	$(BIN)/ansible-galaxy collection build --force --output-path dist .
@@ -107,13 +114,14 @@ wheelhouse: .build/wheelhouse/.stamp
 molecule: venv images wheelhouse
 	for s in $(MOLECULE_SCENARIOS); do $(BIN)/molecule test -s $$s || exit 1; done
 
-test: venv lint sanity units pytest dist-test molecule
+test: venv lint sanity units pytest rules dist-test molecule
 	@echo "make test: all parts passed"
 
 # BENCH_NODES="2 8" by default: lab sizes (compute nodes) to measure.
 bench: venv images wheelhouse
 	bench/lab_converge.sh
 	$(BIN)/python bench/health_prolog.py
+	$(BIN)/python bench/exporter_scrape.py
 
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
 scale: venv

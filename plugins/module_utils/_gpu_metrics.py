@@ -42,7 +42,94 @@ FAMILIES = {
     "remap_failure": ("gauge", "1 when a row remapping failed."),
     "pcie_link_generation": ("gauge", "PCIe link generation, current or max."),
     "pcie_link_width": ("gauge", "PCIe link width (lanes), current or max."),
+    "xid_errors_total": ("counter", "XIDs in the kernel log since boot, per GPU (PCI bus id) and XID number."),
+    "scrape_duration_seconds": ("gauge", "Time this exporter took to collect."),
 }
+
+# RDMA ports, beside the GPUs: the node's NCCL and GPUDirect traffic.
+RDMA_PREFIX = "gpuops_rdma_"
+RDMA_FAMILIES = {
+    "port_active": ("gauge", "1 when the RDMA port is ACTIVE, 0 otherwise (ports the node's NCCL may use)."),
+    "port_rate_gbps": ("gauge", "RDMA port rate in Gb/s."),
+}
+
+
+def family(name):
+    """(type, help) of a sample name this module makes."""
+    for prefix, table in ((PREFIX, FAMILIES), (RDMA_PREFIX, RDMA_FAMILIES)):
+        if name.startswith(prefix) and name[len(prefix):] in table:
+            return table[name[len(prefix):]]
+    return ("gauge", name)
+
+
+def grouped(samples, kind_of=None):
+    """[(name, type, help, label names, [(label values, value)])]: samples as metric families.
+
+    kind_of: name -> (type, help); this module's family() by default (the
+    Slurm exporter passes its own).
+    Every sample of a family must carry the same label names (the exporter's
+    client library wants that); a sample that does not is dropped rather than
+    breaking the scrape.
+    """
+    order, families = [], {}
+    for name, labels, value in samples:
+        keys = tuple(sorted(labels))
+        if name not in families:
+            kind, text = (kind_of or family)(name)
+            families[name] = (name, kind, text, keys, [])
+            order.append(name)
+        if families[name][3] == keys:
+            families[name][4].append((tuple(str(labels[key]) for key in keys), float(value)))
+    return [families[name] for name in order]
+
+
+def _escape(value):
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def exposition(samples, kind_of=None):
+    """Samples in the Prometheus text format (what the exporters print with --once)."""
+    lines = []
+    for name, kind, text, keys, rows in grouped(samples, kind_of):
+        lines.append("# HELP %s %s" % (name, text))
+        lines.append("# TYPE %s %s" % (name, kind))
+        for values, value in rows:
+            labels = ",".join('%s="%s"' % (key, _escape(val)) for key, val in zip(keys, values))
+            lines.append("%s{%s} %r" % (name, labels, value) if labels else "%s %r" % (name, value))
+    return "\n".join(lines) + "\n"
+
+
+def _pci_key(text):
+    """'00000000:3B:00.0', '0000:3b:00' -> '3b:00' (bus:device), for matching the kernel's and nvidia-smi's ids."""
+    parts = (text or "").strip().lower().split(".")[0].split(":")
+    return ":".join(parts[-2:]) if len(parts) >= 2 else (text or "").strip().lower()
+
+
+def xid_samples(xid_state, smi=None):
+    """gpuops_gpu_xid_errors_total per (GPU, XID) from the health check's XID state (its "counts")."""
+    gpus = {}
+    for gpu in (smi or {}).get("gpus") or []:
+        gpus[_pci_key(gpu.get("pci_bus_id"))] = str(gpu.get("index"))
+    out = []
+    for item in (xid_state or {}).get("counts") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("count"), int) or isinstance(item.get("count"), bool):
+            continue
+        pci = str(item.get("pci") or "")
+        out.append((PREFIX + "xid_errors_total", {"pci_bus_id": pci, "xid": str(item.get("xid")),
+                                                  "gpu": gpus.get(_pci_key(pci), "")}, item["count"]))
+    return out
+
+
+def rdma_samples(wanted):
+    """gpuops_rdma_port_active and _rate_gbps of [(name "hca:port", port dict or None, expected rate)]."""
+    out = []
+    for name, port, dummy in wanted:
+        device, dummy, number = name.rpartition(":")
+        labels = {"device": device or name, "port": number}
+        out.append((RDMA_PREFIX + "port_active", labels, 1 if port and port.get("state") == "Active" else 0))
+        if port and port.get("rate_gbps") is not None:
+            out.append((RDMA_PREFIX + "port_rate_gbps", labels, port["rate_gbps"]))
+    return out
 
 
 def job_labels(job_map, minor):

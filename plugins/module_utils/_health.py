@@ -224,18 +224,26 @@ def parse_log_text(text):
 def xid_state(state, boot_id, events, drain_xids):
     """The XID state after this read: the draining XIDs seen since boot that nobody cleared.
 
-    state: the previous one ({"boot_id", "open": [events]}) or None. A new
-    boot (another boot_id) closes every open XID: the GPUs were reset.
+    state: the previous one ({"boot_id", "open": [events], "counts": [...]})
+    or None. A new boot (another boot_id) closes every open XID and starts
+    the counts again: the GPUs were reset. "counts" holds every XID since
+    boot as {pci, xid, count} (the GPU exporter's counter; 256 kinds at most).
     """
     state = dict(state or {})
     if state.get("boot_id") != boot_id:
         state = {"boot_id": boot_id, "open": []}
     drain = set(_int(item) for item in drain_xids)
     opened = list(state.get("open") or [])
+    counts = dict(((item.get("pci"), item.get("xid")), item.get("count") or 0) for item in state.get("counts") or [])
     for event in events:
         if event["xid"] in drain and len(opened) < 64:
             opened.append(dict((key, event[key]) for key in ("xid", "pci", "detail")))
+        key = (event.get("pci") or "", event["xid"])
+        if key in counts or len(counts) < 256:
+            counts[key] = counts.get(key, 0) + 1
     state["open"] = opened
+    # Every XID since boot, per GPU and number: the GPU exporter's counter.
+    state["counts"] = [{"pci": pci, "xid": xid, "count": count} for (pci, xid), count in sorted(counts.items())]
     return state
 
 

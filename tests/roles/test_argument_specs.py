@@ -17,13 +17,24 @@ def _load(path):
         return yaml.safe_load(handle) or {}
 
 
+def _defaults(role):
+    """defaults/main.yml, or every file of defaults/main/ merged (Ansible loads either)."""
+    single = ROLES / role / "defaults" / "main.yml"
+    if single.exists():
+        return _load(single)
+    merged = {}
+    for path in sorted((ROLES / role / "defaults" / "main").glob("*.yml")):
+        merged.update(_load(path))
+    return merged
+
+
 def test_there_are_roles():
     assert {"_slurm_common", "slurm_controller", "slurm_compute", "package_proxy"} <= set(_roles())
 
 
 @pytest.mark.parametrize("role", _roles())
 def test_defaults_match_argument_specs(role):
-    defaults = _load(ROLES / role / "defaults" / "main.yml")
+    defaults = _defaults(role)
     spec_file = ROLES / role / "meta" / "argument_specs.yml"
     assert spec_file.exists(), f"{role}: meta/argument_specs.yml is missing"
     options = _load(spec_file)["argument_specs"]["main"].get("options", {})
@@ -36,7 +47,7 @@ def test_defaults_match_argument_specs(role):
 
 @pytest.mark.parametrize("role", _roles())
 def test_public_variables_carry_the_role_prefix(role):
-    defaults = _load(ROLES / role / "defaults" / "main.yml")
-    prefix = {"_slurm_common": "slurm_", "_gpu_common": "gpuops_"}.get(role, role + "_")
+    defaults = _defaults(role)
+    prefix = {"_slurm_common": "slurm_", "_gpu_common": "gpuops_", "_monitoring_common": "gpuops_monitoring_"}.get(role, role + "_")
     bad = [name for name in defaults if not name.startswith(prefix)]
     assert not bad, f"{role}: defaults without the {prefix} prefix: {bad}"

@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _gpu_facts,
     _gpu_metrics,
+    _grafana,
     _health,
     _host_probe,
     _hostlist,
@@ -102,6 +103,10 @@ PARSERS = [
     ("squeue counts", lambda text: _slurm_metrics.count_by(_slurm_metrics.parse_pipe(
         text, ["partition", "state", "cpus", "reason", "user"], "squeue"), ["state"], "cpus"),
      _read("slurm_exporter/squeue/SckyzO*queue_all_states.txt"), _slurm_metrics.SlurmMetricsError, True),
+    ("dashboard_queries", _grafana.dashboard_queries, _read("../../roles/grafana/files/dashboards/*.json"),
+     _grafana.GrafanaError, True),
+    ("dashboard_errors", _grafana.dashboard_errors, _read("../../roles/grafana/files/dashboards/gpuops-[gs]*.json"),
+     _grafana.GrafanaError, True),
     ("build_facts", _gpu_facts_of, _read("nvidia-smi-xml/*.xml")[4:6], _gpu_facts.GpuFactsError, True),
     ("parse_topo", _gpu_facts.parse_topo, _read("nvidia-smi-topo/*.txt"), _gpu_facts.GpuFactsError, True),
     ("parse_smi_list", _gpu_facts.parse_smi_list, _read("nvidia-smi-L/*.txt"), _gpu_facts.GpuFactsError, True),

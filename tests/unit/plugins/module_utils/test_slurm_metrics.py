@@ -12,8 +12,18 @@ import os
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_metrics import (
+    COMMANDS,
     SlurmMetricsError,
     count_by,
+    gres_gpus,
+    gres_samples,
+    job_samples,
+    node_samples,
+    node_state,
+    ping_samples,
+    sdiag_samples,
+    share_samples,
+    slurm_samples,
     parse_pipe,
     parse_sdiag,
     parse_sshare,
@@ -81,3 +91,112 @@ def test_squeue_counted_by_state_partition_and_cpus():
     assert [(item["labels"]["reason"], item["value"]) for item in reasons] == [("Priority", 3), ("Resources", 1)]
     with pytest.raises(SlurmMetricsError, match="squeue line 1: 1 fields, expected 5"):
         parse_pipe("garbage\n", ["partition", "state", "cpus", "reason", "user"], "squeue")
+
+
+def _value(samples, name, **labels):
+    found = [value for metric, have, value in samples
+             if metric == "gpuops_slurm_" + name and all(have.get(key) == want for key, want in labels.items())]
+    assert len(found) == 1, (name, labels, found)
+    return found[0]
+
+
+@pytest.mark.parametrize("text, gpus", [
+    ("gpu:model_a:4(S:0-3)", 4), ("gpu:model_a:4(IDX:0-3)", 4), ("gpu:model_a:0(IDX:N/A)", 0), ("(null)", 0),
+    ("gpu:model_a:2,gpu:model_b:2", 4), ("gpu:a100:8(S:0,1),shard:a100:64", 8), ("gpu:4", 4), ("gpu:v100s", 1),
+    ("mps:100", 0), ("", 0),
+])
+def test_gres_gpus(text, gpus):
+    assert gres_gpus(text) == gpus
+
+
+@pytest.mark.parametrize("text, state, responding", [
+    ("idle", "idle", True), ("drained*", "drained", False), ("idle~", "idle", True), ("mixed-", "mixed", True),
+    ("DOWN*", "down", False), ("draining@", "draining", True),
+])
+def test_node_state(text, state, responding):
+    assert node_state(text) == (state, responding)
+
+
+def test_nodes_by_state_with_their_reasons_once_per_node():
+    sinfo = ("gpu01|gpu*|idle|none\ngpu02|gpu*|drained|gpuops-health: gpu_count: nvidia-smi lists 7 of the 8 GPUs\n"
+             "gpu02|debug|drained|gpuops-health: gpu_count: nvidia-smi lists 7 of the 8 GPUs\ngpu03|gpu*|down*|Not responding\n")
+    samples = node_samples(sinfo)
+    assert _value(samples, "node_state", node="gpu02") == 1
+    assert [labels for name, labels, dummy in samples if labels.get("node") == "gpu02"] == [
+        {"node": "gpu02", "state": "drained", "reason": "gpuops-health: gpu_count: nvidia-smi lists 7 of the 8 GPUs",
+         "responding": "1"}]
+    assert _value(samples, "node_state", node="gpu03", responding="0", state="down") == 1
+    assert _value(samples, "nodes", state="drained") == 1
+    assert _value(samples, "partition_nodes", partition="gpu", state="idle") == 1
+    assert _value(samples, "partition_nodes", partition="debug", state="drained") == 1
+
+
+def test_gpus_per_node_and_partition_from_the_gres_columns():
+    text = ("gpu01 gpu* gpu:v100s:8(S:0-1) gpu:v100s:3(IDX:0-2)\ngpu02 gpu* gpu:v100s:8(S:0-1) gpu:v100s:0(IDX:N/A)\n"
+            "gpu01 debug gpu:v100s:8(S:0-1) gpu:v100s:3(IDX:0-2)\ncpu01 cpu (null) (null)\n")
+    samples = gres_samples(text)
+    assert _value(samples, "node_gpus", node="gpu01", kind="allocated") == 3
+    assert _value(samples, "partition_gpus", partition="gpu", kind="total") == 16
+    assert _value(samples, "partition_gpus", partition="gpu", kind="allocated") == 3
+    assert _value(samples, "partition_gpus", partition="cpu", kind="total") == 0
+    with pytest.raises(SlurmMetricsError, match="sinfo [(]Gres[)] line 1: 2 fields, expected 4"):
+        gres_samples("gpu01 gpu\n")
+
+
+def test_jobs_per_state_account_user_and_pending_reasons():
+    squeue = ("11|gpu|RUNNING|chem|alice|8|None\n12|gpu|PENDING|chem|alice|4|Resources\n"
+              "13|gpu|PENDING|phys|bob|1|BeginTime\n14|gpu|PENDING|phys|bob|1|BeginTime\n")
+    samples = job_samples(squeue)
+    assert _value(samples, "jobs", state="PENDING", account="phys", user="bob", partition="gpu") == 2
+    assert _value(samples, "job_cpus", state="RUNNING", account="chem", user="alice") == 8
+    assert _value(samples, "jobs_pending", partition="gpu", reason="BeginTime") == 2
+    assert _value(samples, "jobs_pending", partition="gpu", reason="Resources") == 1
+
+
+def test_fair_share_and_sdiag_over_real_captures():
+    samples = share_samples(_read("sshare", "SckyzO_slurm_exporter_24.11.7_fairshare.txt"))
+    assert {name for name, dummy, dummy2 in samples} == {"gpuops_slurm_fairshare", "gpuops_slurm_share_raw_usage",
+                                                         "gpuops_slurm_share_usage_normalized",
+                                                         "gpuops_slurm_shares_normalized"}
+    stats = sdiag_samples(_read("sdiag", "SckyzO_slurm_exporter_24.11.7.txt"))
+    assert _value(stats, "scheduler_stat", section="general", stat="server_thread_count") >= 1
+    assert any(name == "gpuops_slurm_rpc_count" for name, dummy, dummy2 in stats)
+
+
+def test_scontrol_ping():
+    assert ping_samples("Slurmctld(primary) at ctl is UP\nSlurmctld(backup) at ctl2 is DOWN\n") == [
+        ("gpuops_slurm_controller_up", {"controller": "ctl", "role": "primary"}, 1),
+        ("gpuops_slurm_controller_up", {"controller": "ctl2", "role": "backup"}, 0)]
+    with pytest.raises(SlurmMetricsError, match="no 'Slurmctld"):
+        ping_samples("garbage")
+
+
+def test_a_command_that_fails_or_prints_garbage_is_command_up_0_and_the_rest_still_counts():
+    samples = slurm_samples({
+        "sinfo": {"out": "gpu01|gpu*|idle|none\n"},
+        "squeue": {"out": "not|squeue"},
+        "sacctmgr": {"error": "sacctmgr did not answer within 10s"},
+        "scontrol_ping": {"error": "rc 1: Unable to contact slurm controller"},
+    })
+    assert _value(samples, "command_up", command="sinfo") == 1
+    assert _value(samples, "command_up", command="squeue") == 0
+    assert "squeue line 1: 2 fields, expected 7" in [labels["reason"] for name, labels, dummy in samples
+                                                     if labels.get("command") == "squeue"][0]
+    assert _value(samples, "dbd_up") == 0
+    assert _value(samples, "controller_up", role="primary") == 0
+    assert _value(samples, "node_state", node="gpu01") == 1
+    assert set(COMMANDS) == {"sinfo", "sinfo_gres", "squeue", "sshare", "sdiag", "scontrol_ping", "sacctmgr"}
+
+
+def test_a_recorded_scrape_of_1000_jobs():
+    recorded = os.path.join("recorded", "slurm-22.05-1000-jobs")
+    results = dict((name, {"out": _read(recorded, name + ".txt")}) for name in COMMANDS)
+    samples = slurm_samples(results)
+    assert [labels["command"] for name, labels, value in samples if name.endswith("command_up") and value == 1] == \
+        sorted(COMMANDS)
+    assert _value(samples, "jobs", state="PENDING", account="chem", user="alice", partition="gpu") == 1000
+    assert _value(samples, "jobs_pending", partition="gpu", reason="JobHeldUser") == 1000
+    assert _value(samples, "partition_gpus", partition="gpu", kind="total") == 16
+    assert _value(samples, "controller_up", controller="mo-ctl", role="primary") == 1
+    assert _value(samples, "dbd_up") == 1
+    assert _value(samples, "scheduler_stat", section="general", stat="jobs_submitted") >= 1000

@@ -1,0 +1,172 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The monitoring plan: who is scraped where, Prometheus' and Alertmanager's configuration, input checks.
+
+Pure functions, computed once per play on the monitoring host from every
+host's few values (``targets``). Each target is scraped at its cluster
+address (``gpuops_monitoring_address``, else the address of its default
+route) and labelled with its inventory name (``instance``) and its Slurm
+node name (``node``, the collection's one rule), so alerts and dashboards
+join Prometheus series with what Slurm says about the node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import node_name
+
+
+class MonitoringError(Exception):
+    """Input the monitoring plan cannot use."""
+
+
+_DURATION_RE = re.compile(r"^(?:[0-9]+(?:ms|s|m|h|d|w|y))+$")
+JOBS = ("node", "gpu", "slurm")
+
+
+def _address(text):
+    try:
+        return str(ipaddress.ip_address(str(text)))
+    except ValueError:
+        return None
+
+
+def host_target(host, variables):
+    """{host, node, address} of one inventory host from its hostvars, or {host, error}."""
+    variables = variables or {}
+    facts = variables.get("ansible_facts") or {}
+    given = variables.get("gpuops_monitoring_address")
+    default = (facts.get("default_ipv4") or {}).get("address")
+    address = _address(given) if given else _address(default) if default else None
+    if given and not address:
+        return {"host": host, "error": "gpuops_monitoring_address %r is not an IP address" % (given,)}
+    if not address:
+        return {"host": host, "error": "no address: set gpuops_monitoring_address, or gather its facts "
+                                       "(it has no default IPv4 route)"}
+    gpus = facts.get("gpuops_gpus") if hasattr(facts.get("gpuops_gpus"), "get") else None
+    return {"host": host, "address": address,
+            "node": node_name(host, variables.get("slurm_node_name"), facts.get("hostname")),
+            # False only when gpu_facts ran there and found no GPU (nvidia-smi or PCI bus): no GPU exporter.
+            "gpus": None if gpus is None else bool(gpus.get("count") or gpus.get("pci_gpus"))}
+
+
+def _hostport(address, port):
+    return "[%s]:%d" % (address, port) if ":" in address else "%s:%d" % (address, port)
+
+
+def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts):
+    """{"targets": {job: [target]}, "errors": [...]} for the scrape jobs node (every host), gpu, slurm and
+    the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered facts show no GPU is
+    not a gpu target (the role installs no GPU exporter there)."""
+    seen, errors = {}, []
+    for host in list(hosts) + list(monitoring_hosts):
+        if host not in seen:
+            seen[host] = host_target(host, hostvars.get(host) if hasattr(hostvars, "get") else hostvars[host])
+            if seen[host].get("error"):
+                errors.append("%s: %s" % (host, seen[host]["error"]))
+    out = {"node": [], "gpu": [], "slurm": [], "prometheus": [], "alertmanager": []}
+    for job, members in (("node", hosts), ("gpu", gpu_hosts), ("slurm", slurm_hosts),
+                         ("prometheus", monitoring_hosts), ("alertmanager", monitoring_hosts)):
+        for host in members:
+            if host in seen and not seen[host].get("error") and not (job == "gpu" and seen[host]["gpus"] is False):
+                out[job].append(dict((key, seen[host][key]) for key in ("host", "node", "address")))
+    return {"targets": out, "errors": errors}
+
+
+def prometheus_config(plan, settings):
+    """prometheus.yml as a dict.
+
+    plan: targets(); settings: scrape_interval, scrape_timeout,
+    evaluation_interval, external_labels, rule_files, ports {job: port},
+    extra_scrape_configs (appended as given).
+    """
+    ports = settings["ports"]
+    scrape_configs = []
+    for job in ("prometheus", "alertmanager") + JOBS:
+        members = plan["targets"].get(job) or []
+        if not members:
+            continue
+        config = {"job_name": job, "static_configs": [
+            {"targets": [_hostport(target["address"], int(ports[job]))],
+             "labels": {"instance": target["host"], "node": target["node"]}} for target in members]}
+        if job == "slurm":
+            # Its per-node series carry their own node label: keep it.
+            config["honor_labels"] = True
+        scrape_configs.append(config)
+    scrape_configs.extend(settings.get("extra_scrape_configs") or [])
+    config = {
+        "global": {"scrape_interval": settings["scrape_interval"], "scrape_timeout": settings["scrape_timeout"],
+                   "evaluation_interval": settings["evaluation_interval"]},
+        "rule_files": list(settings.get("rule_files") or []),
+        "scrape_configs": scrape_configs,
+    }
+    if settings.get("external_labels"):
+        config["global"]["external_labels"] = dict(settings["external_labels"])
+    managers = plan["targets"].get("alertmanager") or []
+    if managers:
+        config["alerting"] = {"alertmanagers": [{"static_configs": [
+            {"targets": [_hostport(target["address"], int(ports["alertmanager"])) for target in managers]}]}]}
+    return config
+
+
+def alertmanager_config(settings):
+    """alertmanager.yml as a dict: the route (group by alert and node), receivers and inhibitions from settings."""
+    receivers = list(settings.get("receivers") or [{"name": "default"}])
+    route = {"receiver": receivers[0].get("name", "default"), "group_by": ["alertname", "node"],
+             "group_wait": "10s", "group_interval": "1m", "repeat_interval": "4h"}
+    route.update(settings.get("route") or {})
+    config = {"route": route, "receivers": receivers}
+    if settings.get("inhibit_rules"):
+        config["inhibit_rules"] = list(settings["inhibit_rules"])
+    return config
+
+
+def settings_errors(settings):
+    """Messages naming the variable and the fix, for the monitoring settings."""
+    errors = []
+    for key in ("scrape_interval", "scrape_timeout", "evaluation_interval", "retention_time"):
+        value = settings.get(key)
+        if value is not None and not _DURATION_RE.match(str(value)):
+            errors.append("prometheus_%s: %r is not a Prometheus duration: write it like 15s, 1m or 30d"
+                          % (key, value))
+    for key, port in sorted((settings.get("ports") or {}).items()):
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+            errors.append("gpuops_monitoring_%s_port: %r is not a TCP port: give a number from 1 to 65535"
+                          % ({"node": "node_exporter", "gpu": "gpu_exporter", "slurm": "slurm_exporter"}.get(key, key),
+                             port))
+    ports = [port for port in (settings.get("ports") or {}).values() if isinstance(port, int)]
+    if len(ports) != len(set(ports)):
+        errors.append("gpuops_monitoring_*_port: two services have the same port (%s): give each its own"
+                      % ", ".join(str(port) for port in sorted(ports)))
+    if settings.get("scrape_interval") and settings.get("scrape_timeout"):
+        if _seconds(settings["scrape_timeout"]) > _seconds(settings["scrape_interval"]):
+            errors.append("prometheus_scrape_timeout: %s is longer than prometheus_scrape_interval %s: "
+                          "make it shorter" % (settings["scrape_timeout"], settings["scrape_interval"]))
+    receivers = settings.get("receivers")
+    if receivers is not None:
+        if not isinstance(receivers, list) or not receivers:
+            errors.append("prometheus_alertmanager_receivers: give a list of Alertmanager receivers, "
+                          "at least one (a name alone is a receiver that drops alerts)")
+        else:
+            names = []
+            for index, receiver in enumerate(receivers):
+                if not isinstance(receiver, dict) or not receiver.get("name"):
+                    errors.append("prometheus_alertmanager_receivers[%d]: each receiver needs a name" % index)
+                else:
+                    names.append(receiver["name"])
+            if len(names) != len(set(names)):
+                errors.append("prometheus_alertmanager_receivers: receiver names must be unique (%s)"
+                              % ", ".join(names))
+    return errors
+
+
+_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+
+
+def _seconds(text):
+    return sum(int(number) * _UNITS[unit] for number, unit in re.findall(r"([0-9]+)(ms|s|m|h|d|w|y)", str(text)))
