@@ -10,7 +10,7 @@ DOCUMENTATION = r"""
 ---
 name: program_lib
 short_description: The collection's own module_utils files, as gpuops.cluster.file_bundle entries for a program on a node
-version_added: 0.1.0
+version_added: 0.2.0
 description:
   - The programs the collection installs on nodes (the health check, the GPU and Slurm exporters) import
     the collection's parsers unchanged, from a private copy under their install directory. This lookup
