@@ -9,12 +9,18 @@ into samples: (name, labels, value) with a help text and type per name
 (``FAMILIES``). Every per-GPU sample carries the GPU's index, minor, UUID and
 model, and the Slurm job, user and account that hold it ("" when idle), so
 utilisation can be summed per job or per research group. Nothing a GPU does
-not report becomes a sample (no zero for N/A).
+not report becomes a sample (no zero for N/A). NVLink error counters, which
+``nvidia-smi -q -x`` does not carry, come from ``nvidia-smi nvlink -e``
+(``parse_nvlink_errors``, then ``nvlink_samples``).
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, clip, guarded, small_int
 
 MIB = 1024 * 1024
 PREFIX = "gpuops_gpu_"
@@ -42,6 +48,7 @@ FAMILIES = {
     "remap_failure": ("gauge", "1 when a row remapping failed."),
     "pcie_link_generation": ("gauge", "PCIe link generation, current or max."),
     "pcie_link_width": ("gauge", "PCIe link width (lanes), current or max."),
+    "nvlink_errors_total": ("counter", "NVLink errors since the driver loaded, per link and counter."),
     "xid_errors_total": ("counter", "XIDs in the kernel log since boot, per GPU (PCI bus id) and XID number."),
     "scrape_duration_seconds": ("gauge", "Time this exporter took to collect."),
 }
@@ -139,6 +146,14 @@ def job_labels(job_map, minor):
             "account": str(entry.get("account") or "")}
 
 
+def gpu_labels(gpu, job_map=None):
+    """The labels every per-GPU sample carries: gpu, minor, uuid, model and the job_labels of its minor."""
+    labels = {"gpu": str(gpu.get("index")), "minor": str(gpu.get("minor_number")), "uuid": gpu.get("uuid") or "",
+              "model": gpu.get("name") or ""}
+    labels.update(job_labels(job_map, gpu.get("minor_number")))
+    return labels
+
+
 def _flag(value):
     return None if value is None else (1 if value else 0)
 
@@ -197,11 +212,113 @@ def gpu_samples(smi, job_map=None, error=None):
         return [(PREFIX + "exporter_up", {"reason": str(error or "no nvidia-smi output")[:200]}, 0)]
     out = [(PREFIX + "exporter_up", {"reason": ""}, 1)]
     for gpu in smi.get("gpus") or []:
-        base = {"gpu": str(gpu.get("index")), "minor": str(gpu.get("minor_number")), "uuid": gpu.get("uuid") or "",
-                "model": gpu.get("name") or ""}
-        base.update(job_labels(job_map, gpu.get("minor_number")))
+        base = gpu_labels(gpu, job_map)
         out.append((PREFIX + "info", dict(base, driver=smi.get("driver_version") or "",
                                           pci_bus_id=gpu.get("pci_bus_id") or ""), 1))
         for name, labels, value in _per_gpu(gpu):
             out.append((PREFIX + name, dict(base, **labels), value))
     return out
+
+
+# --- nvidia-smi nvlink -e (--errorcounters): per GPU and link, what -q -x does not carry -----------
+
+
+class GpuMetricsError(Exception):
+    """Command output the GPU metrics readers cannot use."""
+
+
+_NVLINK_GPU_RE = re.compile(r"^GPU (\d+): (.*?)(?: \(UUID: ([^()]*)\))?$")
+_NVLINK_LINK_RE = re.compile(r"^Link (\d+): (.*)$")
+_NVLINK_COUNTER_RE = re.compile(r"^([A-Za-z][^:]*?)\s*:\s*(.*)$")
+_NVLINK_INT_RE = re.compile(r"^-?[0-9]+$")
+# The counters nvlink_samples exports: errors, discards, replays, recoveries (not Tx/Rx packets and bytes, not BER).
+_NVLINK_ERROR_KEY_RE = re.compile(r"error|discard|replay|recovery")
+
+
+def _snake(name):
+    """'CRC Flit Errors' -> 'crc_flit_errors', 'FEC Errors - 0' -> 'fec_errors_0'."""
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def parse_nvlink_errors(text):
+    """``nvidia-smi nvlink -e`` (or ``--errorcounters``, ``-e -i N``) as {GPU index: {link: {counter: int}}}.
+
+    The GPU line ("GPU 0: NVIDIA A100-SXM4-40GB (UUID: GPU-...)") opens a GPU;
+    each "Link 3: CRC Errors: 0" line adds counter "crc_errors" of link 3.
+    Counter names are snake case of what nvidia-smi prints ("replay_errors",
+    "recovery_errors", "crc_errors"; "crc_flit_errors", "crc_data_errors" and
+    Blackwell's "effective_errors", "fec_errors_0", ... where printed). Values
+    that are not whole numbers (N/A, BER such as 15e-255) are left out. A GPU
+    without NVLink, or whose links are all inactive, is in the result with no
+    links (nvidia-smi prints a line such as "Device does not have or support
+    Nvlink" there; other lines that are not "Link N:" lines, and "Link N:
+    <inactive>", are ignored).
+    Raises GpuMetricsError for output that is not this (no GPU line, a link
+    line before the first GPU, a "Link N:" line without "counter: value", as
+    ``nvidia-smi nvlink -s`` prints, a GPU listed twice).
+    """
+    text = as_text(text, "nvidia-smi nvlink -e", GpuMetricsError)
+    out = {}
+    links = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line:
+            continue
+        where = "nvidia-smi nvlink -e line %d" % number
+        gpu = _NVLINK_GPU_RE.match(line)
+        if gpu:
+            index = small_int(gpu.group(1), where + ": GPU index", GpuMetricsError)
+            if index in out:
+                raise GpuMetricsError("%s: GPU %d is listed twice" % (where, index))
+            links = out[index] = {}
+            continue
+        link = _NVLINK_LINK_RE.match(line)
+        if links is None:
+            raise GpuMetricsError("%s: '%s' before any GPU line; not nvidia-smi nvlink -e output"
+                                  % (where, clip(line, 60)))
+        if not link:
+            continue
+        counter = _NVLINK_COUNTER_RE.match(link.group(2))
+        if not counter and link.group(2).startswith("<"):
+            continue  # "Link 3: <inactive>": a link without counters
+        if not counter:
+            raise GpuMetricsError("%s: '%s' is not 'Link N: counter: value'" % (where, clip(line, 60)))
+        number_of_link = small_int(link.group(1), where + ": link number", GpuMetricsError)
+        key = _snake(counter.group(1))
+        value = counter.group(2).strip()
+        if not key:
+            raise GpuMetricsError("%s: '%s' names no counter" % (where, clip(line, 60)))
+        if _NVLINK_INT_RE.match(value):
+            links.setdefault(number_of_link, {})[key] = small_int(value, "%s: %s" % (where, key), GpuMetricsError)
+    if not out:
+        shown = clip(text.strip(), 60)
+        raise GpuMetricsError("nvidia-smi nvlink -e: no GPU line in the output" + (" ('%s')" % shown if shown else ""))
+    return out
+
+
+def nvlink_samples(errors, smi=None, job_map=None):
+    """gpuops_gpu_nvlink_errors_total per GPU, link and error counter of parse_nvlink_errors(...).
+
+    Labels: those of gpu_samples (gpu, minor, uuid, model, job_id, user,
+    account), taken from smi (parse_smi_xml) by GPU index, plus link and
+    counter. A GPU smi does not list (or smi None) has gpu="<index>" and the
+    others "". Only error counters are exported (keys with error, discard,
+    replay or recovery in them; not packet or byte counts).
+    """
+    by_index = {}
+    for gpu in (smi or {}).get("gpus") or []:
+        by_index[str(gpu.get("index"))] = gpu
+    out = []
+    for index in sorted(errors or {}):
+        gpu = by_index.get(str(index))
+        base = gpu_labels(gpu, job_map) if gpu else dict(gpu=str(index), minor="", uuid="", model="", job_id="",
+                                                         user="", account="")
+        for link in sorted(errors[index] or {}):
+            for counter, value in sorted((errors[index][link] or {}).items()):
+                if _NVLINK_ERROR_KEY_RE.search(counter):
+                    out.append((PREFIX + "nvlink_errors_total", dict(base, link=str(link), counter=counter), value))
+    return out
+
+
+parse_nvlink_errors = guarded(GpuMetricsError, 'nvidia-smi nvlink -e')(parse_nvlink_errors)
+nvlink_samples = guarded(GpuMetricsError, 'NVLink samples')(nvlink_samples)

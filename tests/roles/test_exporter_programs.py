@@ -51,6 +51,20 @@ def test_gpu_metrics_carry_the_job_user_and_account(gpu):
     assert 'gpuops_gpu_xid_errors_total{gpu="7",pci_bus_id="0000:00:14",xid="79"} 2.0' in lines
 
 
+def test_nvlink_error_counters_where_nvidia_smi_reports_them(gpu):
+    nvlink = os.path.join(os.path.dirname(exporter_scrape.CAPTURE), "..", "nvidia-smi-nvlink",
+                          "brev-shadeform-report_8xa100-sxm4-40gb_535.161.08_i0.txt")
+    lines = gpu('case "$*" in "nvlink -e") exec cat %s;; *) exec cat %s;; esac\n' % (nvlink, exporter_scrape.CAPTURE))
+    links = [line for line in lines if line.startswith("gpuops_gpu_nvlink_errors_total{")]
+    assert len(links) == 12 * 3
+    assert [line for line in links if 'link="0"' in line and 'counter="replay_errors"' in line][0].startswith(
+        'gpuops_gpu_nvlink_errors_total{account="",counter="replay_errors",gpu="0",job_id="",link="0",minor="0"')
+    # Where nvidia-smi nvlink -e fails (no NVLink, an old driver) there are no NVLink series, and no error.
+    lines = gpu('case "$*" in "nvlink -e") exit 3;; *) exec cat %s;; esac\n' % exporter_scrape.CAPTURE)
+    assert not [line for line in lines if line.startswith("gpuops_gpu_nvlink")]
+    assert 'gpuops_gpu_exporter_up{reason=""} 1.0' in lines
+
+
 @pytest.mark.parametrize("body, reason", [
     ("echo '<nvidia_smi_log><gpu id='\n", "nvidia-smi -q -x: malformed XML"),
     ("echo 'NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver.' >&2; exit 9\n",

@@ -39,8 +39,11 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import (  # noqa: E402
     PREFIX,
+    GpuMetricsError,
     exposition,
     gpu_samples,
+    nvlink_samples,
+    parse_nvlink_errors,
     rdma_samples,
     xid_samples,
 )
@@ -86,15 +89,30 @@ class Gatherer(object):
         self.cfg = cfg
         self.lock = threading.Lock()
         self.last = None  # (time, parsed, error) of the latest nvidia-smi run
+        self.nvlink = None  # the latest NVLink error counters, or None where nvidia-smi gave none
 
     def interval(self):
         return max(float(self.cfg.get("sample_interval_s") or 10), 1.0)
 
     def sample(self):
-        """Run nvidia-smi once and keep what it gave."""
+        """Run nvidia-smi once (and nvidia-smi nvlink -e) and keep what it gave."""
         parsed, error = self.smi()
+        nvlink = self.nvlink_errors() if parsed and self.cfg.get("nvlink_errors", True) else None
         with self.lock:
             self.last = (time.time(), parsed, error)
+            self.nvlink = nvlink
+
+    def nvlink_errors(self):
+        """NVLink error counters per GPU and link, or None: a GPU without NVLink, a driver without the
+        command, a failure or output that cannot be read leaves them out (zeros would hide a fault)."""
+        path = self.cfg.get("nvidia_smi") or shutil.which("nvidia-smi", path=PATH)
+        rc, out, dummy, timed_out = run([path, "nvlink", "-e"], float(self.cfg.get("nvidia_smi_timeout_s") or 5))
+        if rc != 0 or timed_out:
+            return None
+        try:
+            return parse_nvlink_errors(out)
+        except GpuMetricsError:
+            return None
 
     def sampler(self):
         while True:
@@ -162,7 +180,12 @@ class Gatherer(object):
     def samples(self):
         start = time.time()
         smi, error = self.latest()
-        out = gpu_samples(smi, self.job_map(), error)
+        job_map = self.job_map()
+        out = gpu_samples(smi, job_map, error)
+        with self.lock:
+            nvlink = self.nvlink
+        if smi and nvlink:
+            out += nvlink_samples(nvlink, smi, job_map)
         out += xid_samples(read_json(self.cfg.get("xid_state") or "/var/lib/gpuops/health/xid.json"), smi)
         out += rdma_samples(self.rdma())
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))

@@ -12,8 +12,6 @@ import os
 
 import pytest
 
-from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.filter.grafana_dashboard_queries import grafana_dashboard_queries
 from ansible_collections.gpuops.cluster.plugins.module_utils._grafana import (
     GrafanaError,
     dashboard_errors,
@@ -210,11 +208,3 @@ def test_rows_nested_deeper_than_grafana_allows_are_refused():
     with pytest.raises(GrafanaError) as info:
         dashboard_queries({"uid": "deep", "panels": [top]})
     assert str(info.value).startswith("deep: panel 1 ") and str(info.value).endswith("rows nested more than 8 deep")
-
-
-def test_the_filter_gives_the_queries_and_names_itself_in_errors():
-    assert grafana_dashboard_queries(_load("gpuops-gpus.json"), {"node": "gpu02"}) == dashboard_queries(
-        _load("gpuops-gpus.json"), {"node": "gpu02"})
-    with pytest.raises(AnsibleFilterError) as info:
-        grafana_dashboard_queries({"uid": "x", "panels": 3})
-    assert str(info.value) == "grafana_dashboard_queries: x: panels must be a list, got int"

@@ -97,6 +97,8 @@ PARSERS = [
     ("kmsg records", lambda text: _health.parse_kmsg(text.splitlines()), _read("health/kernel-log/gpud_dev-kmsg*.log"),
      _health.HealthError, True),
     ("dcgmi diag", _health.parse_dcgmi_diag, _read("health/dcgmi/*.txt"), _health.HealthError, True),
+    ("nvidia-smi nvlink -e", _gpu_metrics.parse_nvlink_errors, _read("nvidia-smi-nvlink/*.txt"),
+     _gpu_metrics.GpuMetricsError, True),
     ("sdiag", _slurm_metrics.parse_sdiag, _read("slurm_exporter/sdiag/*.txt"), _slurm_metrics.SlurmMetricsError, True),
     ("sshare", _slurm_metrics.parse_sshare, _read("slurm_exporter/sshare/SckyzO*.txt"),
      _slurm_metrics.SlurmMetricsError, True),
