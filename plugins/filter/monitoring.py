@@ -19,10 +19,10 @@ def _guard(name, function, *args):
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 
-def monitoring_targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts):
+def monitoring_targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False):
     """The scrape targets of every job, from each host's few values (once per play), and the hosts without an address."""
     return _guard("monitoring_targets", _monitoring.targets, hostvars, list(hosts or []), list(gpu_hosts or []),
-                  list(slurm_hosts or []), list(monitoring_hosts or []))
+                  list(slurm_hosts or []), list(monitoring_hosts or []), bool(by_name))
 
 
 def monitoring_prometheus_config(plan, settings):

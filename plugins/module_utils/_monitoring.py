@@ -36,8 +36,14 @@ def _address(text):
         return None
 
 
-def host_target(host, variables):
-    """{host, node, address} of one inventory host from its hostvars, or {host, error}."""
+def host_target(host, variables, by_name=False):
+    """{host, node, address} of one inventory host from its hostvars, or {host, error}.
+
+    by_name: a host whose address is not known (no gpuops_monitoring_address,
+    no default route in its facts) is scraped by the name Ansible reaches it
+    by (ansible_host, else its inventory name), which Prometheus resolves;
+    "by_name" says so.
+    """
     variables = variables or {}
     facts = variables.get("ansible_facts") or {}
     given = variables.get("gpuops_monitoring_address")
@@ -45,6 +51,9 @@ def host_target(host, variables):
     address = _address(given) if given else _address(default) if default else None
     if given and not address:
         return {"host": host, "error": "gpuops_monitoring_address %r is not an IP address" % (given,)}
+    named = False
+    if not address and by_name:
+        address, named = str(variables.get("ansible_host") or host), True
     if not address:
         return {"host": host, "error": "no address: set gpuops_monitoring_address, or gather its facts "
                                        "(it has no default IPv4 route)"}
@@ -52,30 +61,33 @@ def host_target(host, variables):
     return {"host": host, "address": address,
             "node": node_name(host, variables.get("slurm_node_name"), facts.get("hostname")),
             # False only when gpu_facts ran there and found no GPU (nvidia-smi or PCI bus): no GPU exporter.
-            "gpus": None if gpus is None else bool(gpus.get("count") or gpus.get("pci_gpus"))}
+            "gpus": None if gpus is None else bool(gpus.get("count") or gpus.get("pci_gpus")), "by_name": named}
 
 
 def _hostport(address, port):
     return "[%s]:%d" % (address, port) if ":" in address else "%s:%d" % (address, port)
 
 
-def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts):
-    """{"targets": {job: [target]}, "errors": [...]} for the scrape jobs node (every host), gpu, slurm and
-    the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered facts show no GPU is
-    not a gpu target (the role installs no GPU exporter there)."""
-    seen, errors = {}, []
+def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False):
+    """{"targets": {job: [target]}, "errors": [...], "by_name": [...]} for the scrape jobs node (every
+    host), gpu, slurm and the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered
+    facts show no GPU is not a gpu target (the role installs no GPU exporter there). by_name: see
+    host_target; the hosts scraped by name are listed."""
+    seen, errors, named = {}, [], []
     for host in list(hosts) + list(monitoring_hosts):
         if host not in seen:
-            seen[host] = host_target(host, hostvars.get(host) if hasattr(hostvars, "get") else hostvars[host])
+            seen[host] = host_target(host, hostvars.get(host) if hasattr(hostvars, "get") else hostvars[host], by_name)
             if seen[host].get("error"):
                 errors.append("%s: %s" % (host, seen[host]["error"]))
+            elif seen[host]["by_name"]:
+                named.append(host)
     out = {"node": [], "gpu": [], "slurm": [], "prometheus": [], "alertmanager": []}
     for job, members in (("node", hosts), ("gpu", gpu_hosts), ("slurm", slurm_hosts),
                          ("prometheus", monitoring_hosts), ("alertmanager", monitoring_hosts)):
         for host in members:
             if host in seen and not seen[host].get("error") and not (job == "gpu" and seen[host]["gpus"] is False):
                 out[job].append(dict((key, seen[host][key]) for key in ("host", "node", "address")))
-    return {"targets": out, "errors": errors}
+    return {"targets": out, "errors": errors, "by_name": named}
 
 
 def prometheus_config(plan, settings):

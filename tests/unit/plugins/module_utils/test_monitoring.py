@@ -60,6 +60,12 @@ def test_a_host_without_an_address_is_named_with_the_fix():
         "new.example.org: no address: set gpuops_monitoring_address, or gather its facts (it has no default IPv4 route)",
         "bad.example.org: gpuops_monitoring_address 'eth0' is not an IP address"]
     assert "new.example.org" not in [target["host"] for target in plan["targets"]["node"]]
+    named = targets(dict(hostvars, **{"new.example.org": {"ansible_host": "new-bmc"}}), ALL + ["new.example.org"],
+                    COMPUTE, [], ["ctl.example.org"], by_name=True)
+    assert named["errors"] == [] and named["by_name"] == ["new.example.org"]
+    assert named["targets"]["node"][-1] == {"host": "new.example.org", "node": "new", "address": "new-bmc"}
+    node_job = [job for job in prometheus_config(named, SETTINGS)["scrape_configs"] if job["job_name"] == "node"][0]
+    assert node_job["static_configs"][-1]["targets"] == ["new-bmc:9100"]
 
 
 def test_prometheus_config():
