@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health monitoring accounting day2 maintenance
+MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health monitoring containers accounting day2 maintenance
 
 .PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule dist dist-test test bench scale clean
 
