@@ -155,3 +155,10 @@ def test_bad_settings_are_refused_with_the_variable_and_the_fix(tmp_path):
     for host in hosts:
         failed = recap[recap.index(host + " : "):].split("failed=")[1].split()[0]
         assert failed == ("0" if host == "good" else "1"), (host, recap)
+
+
+def test_the_one_line_source_goes_into_a_list_file():
+    """apt reads one-line "deb ..." entries from *.list files only (*.sources must be deb822)."""
+    names = yaml.safe_load((ROLE / "vars" / "main.yml").read_text())
+    assert names["__grafana_apt_source_file"].endswith(".list")
+    assert (ROLE / "templates" / "grafana.list.j2").read_text().splitlines()[1].startswith("deb [signed-by=")
