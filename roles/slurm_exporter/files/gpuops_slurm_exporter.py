@@ -5,7 +5,7 @@
 
 Installed by gpuops.cluster.slurm_exporter on the Slurm controller and run by
 systemd. Each scrape runs sinfo (twice: states and reasons, then Gres),
-squeue, sshare, sdiag, scontrol ping and, where accounting is on, sacctmgr,
+squeue, sdiag, scontrol ping and, where accounting is on, sshare and sacctmgr,
 side by side, each with a time limit. What they print is read by the
 collection's module_utils (installed beside this file under lib/). A command
 that fails or prints what cannot be read gives gpuops_slurm_command_up 0 with
@@ -75,7 +75,8 @@ class Gatherer(object):
 
     def __init__(self, cfg):
         self.cfg = cfg
-        self.names = [name for name in sorted(COMMANDS) if name != "sacctmgr" or cfg.get("accounting")]
+        # sshare and sacctmgr need slurmdbd: without accounting they would only report failures.
+        self.names = [name for name in sorted(COMMANDS) if name not in ("sacctmgr", "sshare") or cfg.get("accounting")]
 
     def argv(self, name):
         program = PROGRAMS.get(name, name)
