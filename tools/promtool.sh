@@ -21,8 +21,13 @@ else
   rm -rf "${cache:?}/deb" "${cache:?}/usr"
   mkdir -p "$cache/deb"
   if ! (cd "$cache/deb" && apt-get download -q prometheus); then
-    log "apt-get download prometheus failed: refresh the package lists (sudo apt-get update) or put promtool on PATH"
-    exit 1
+    # A fresh machine may have no package lists yet: as root, read them once and try again.
+    if [ "$(id -u)" = 0 ] && apt-get update -q >/dev/null && (cd "$cache/deb" && apt-get download -q prometheus); then
+      :
+    else
+      log "apt-get download prometheus failed: refresh the package lists (sudo apt-get update) or put promtool on PATH"
+      exit 1
+    fi
   fi
   tmp=$cache/extract.$$
   rm -rf "$tmp"
