@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health monitoring containers accounting day2 maintenance
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule dist dist-test test bench scale clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test bench scale clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -114,12 +114,18 @@ wheelhouse: .build/wheelhouse/.stamp
 molecule: venv images wheelhouse
 	for s in $(MOLECULE_SCENARIOS); do $(BIN)/molecule test -s $$s || exit 1; done
 
+# The same scenarios under Mitogen's strategy (issue 18's check that the
+# collection works with it); not part of `make test`.
+molecule-mitogen: venv images wheelhouse
+	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-mitogen.sh
+
 test: venv lint sanity units pytest rules dist-test molecule
 	@echo "make test: all parts passed"
 
-# BENCH_NODES="2 8" by default: lab sizes (compute nodes) to measure.
+# Converge timings (bench/converge.py): BENCH_NODES="2 8", BENCH_PARTS="slurm site",
+# BENCH_VARIANTS="docker" (add docker+mitogen ssh ssh+mitogen), BENCH_GALAXY_SLURM=<checkout>.
 bench: venv images wheelhouse
-	bench/lab_converge.sh
+	$(BIN)/python bench/converge.py
 	$(BIN)/python bench/health_prolog.py
 	$(BIN)/python bench/exporter_scrape.py
 
