@@ -17,7 +17,8 @@ help:
 	@echo "make test      lint, ansible-test sanity+units, pytest, alert rule tests, dist test, every Molecule scenario"
 	@echo "make rules     the alert rules through promtool check rules and promtool test rules (tests/promtool)"
 	@echo "make dist      build the collection tarball into dist/"
-	@echo "make bench     measure converge / re-run / --check against the shell-loop floor"
+	@echo "make bench     converge / re-run / --check of the Slurm part and site.yml against the shell-loop floor"
+	@echo "make molecule-mitogen  every Molecule scenario under Mitogen's strategy"
 	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
 
 # Python tools, pinned in requirements-dev.txt; rebuilt when it changes.
