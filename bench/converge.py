@@ -318,7 +318,7 @@ def galaxy_prepare(n):
              " >/dev/null; rm /tmp/proxy.conf"], stdout=subprocess.DEVNULL)
 
 
-def galaxy_playbook(n, galaxy, inv):
+def galaxy_playbook(n, galaxy):
     key = WORK / "galaxy-munge.key"
     if not key.exists():
         key.write_bytes(os.urandom(1024))
@@ -386,7 +386,7 @@ def main():
                     default=os.environ.get("BENCH_VARIANTS", "docker").split())
     ap.add_argument("--galaxy", type=Path, default=os.environ.get("BENCH_GALAXY_SLURM") or None,
                     help="a checkout of galaxyproject/ansible-slurm, compared on the slurm part")
-    ap.add_argument("--no-floor", action="store_true", help="reuse nothing, just skip the floor")
+    ap.add_argument("--no-floor", action="store_true", help="leave out the floor")
     ap.add_argument("--profile", action="store_true", help="print the slowest tasks of each first converge")
     ap.add_argument("--lab", choices=VARIANTS, metavar="VARIANT",
                     help="only start a fresh lab of the first --nodes size reached as VARIANT says"
@@ -422,7 +422,7 @@ def main():
             if args.galaxy and part == "slurm":
                 inv = fresh_lab(n, "docker")
                 galaxy_prepare(n)
-                extra = galaxy_playbook(n, args.galaxy.resolve(), inv)
+                extra = galaxy_playbook(n, args.galaxy.resolve())
                 r["galaxyproject.slurm"] = {ph: play(n, "bench/galaxy_slurm.yml", "galaxy", ph, inv, extra)
                                             for ph in ("first", "rerun", "check")}
             if not args.no_floor:

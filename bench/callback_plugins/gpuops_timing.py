@@ -33,7 +33,6 @@ CONTROLLER_ACTIONS = frozenset(
         "set_fact", "assert", "debug", "fail", "meta", "include_tasks",
         "include_role", "import_tasks", "import_role", "include_vars",
         "add_host", "group_by", "pause", "set_stats", "validate_argument_spec",
-        "ansible.builtin.assert", "noop",
     )
 )
 
