@@ -4,13 +4,16 @@
 """Filters over the Slurm cluster model (module_utils/_slurm_model.py).
 
 slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
-slurm_log_errors and slurm_host_files;
+slurm_restart_plan, slurm_log_errors and slurm_host_files;
 their documentation is in the .yml files beside this one.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import base64
+import binascii
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
@@ -24,6 +27,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     log_errors,
     node_name,
     restart_changes,
+    restart_plan,
 )
 
 # What the model reads of gpuops_gpus (gpu_facts): not the per-GPU details.
@@ -101,6 +105,17 @@ def slurm_restart_changes(old, new, restart_keys):
     return restart_changes(_plain(old), _plain(new), list(restart_keys or []))
 
 
+def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_stale):
+    """What only a restart applies on one host this run, from the record host_probe read (base64 or None)."""
+    recorded = None
+    if recorded_b64 not in (None, ""):
+        try:
+            recorded = base64.b64decode(str(recorded_b64), validate=True).decode("utf-8", "replace")
+        except (TypeError, ValueError, binascii.Error):
+            recorded = ""
+    return restart_plan(recorded, _plain(new), list(restart_keys or []), bool(daemons_active), bool(record_stale))
+
+
 def slurm_host_files(host, paths, contents, user="slurm", configless=False):
     """file_bundle entries (config, slurmd) for one host's part of the model."""
     try:
@@ -123,6 +138,7 @@ class FilterModule(object):
             "slurm_inventory_errors": slurm_inventory_errors,
             "slurm_node_name": slurm_node_name,
             "slurm_restart_changes": slurm_restart_changes,
+            "slurm_restart_plan": slurm_restart_plan,
             "slurm_log_errors": slurm_log_errors,
             "slurm_host_files": slurm_host_files,
         }

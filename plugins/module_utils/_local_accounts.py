@@ -176,3 +176,42 @@ def todo(groups, users, probe):
                 or have.get("home") != u["home"] or have.get("shell") != u["shell"]):
             out_users.append(u)
     return {"groups": out_groups, "users": out_users}
+
+
+def host_accounts(getgrall, getpwall):
+    """The host's groups and users in plan()'s form, from grp.getgrall and pwd.getpwall (passed in)."""
+    groups = [{"name": g.gr_name, "gid": g.gr_gid} for g in getgrall()]
+    users = [{"name": u.pw_name, "uid": u.pw_uid, "gid": u.pw_gid, "home": u.pw_dir, "shell": u.pw_shell,
+              "comment": u.pw_gecos} for u in getpwall()]
+    return groups, users
+
+
+def run_plan(todo_plan, run, check_mode):
+    """Run a plan()'s commands in order (none in check mode).
+
+    run: a function argv -> (rc, out, err), AnsibleModule.run_command.
+    Returns None, or the message of the first command that failed.
+    """
+    if check_mode:
+        return None
+    for argv in todo_plan["commands"]:
+        rc, out, err = run(argv)
+        if rc != 0:
+            return "%s failed (rc %d): %s" % (" ".join(argv), rc, (err or out).strip())
+    return None
+
+
+def ensure(module, name, groups, users, host):
+    """plan() for the module called name against host ((groups, users) as host_accounts gives
+    them), then run it (not in check mode). Fails the module on bad input, on an id another account
+    holds and on a failed command; returns the plan."""
+    try:
+        todo_plan = plan(groups, users, host[0], host[1])
+    except AccountsError as exc:
+        module.fail_json(msg="%s: %s" % (name, exc))
+    if todo_plan["problems"]:
+        module.fail_json(msg="%s: %s" % (name, "; ".join(todo_plan["problems"])), problems=todo_plan["problems"])
+    failed = run_plan(todo_plan, module.run_command, module.check_mode)
+    if failed:
+        module.fail_json(msg="%s: %s" % (name, failed), changes=todo_plan["changes"], commands=todo_plan["commands"])
+    return todo_plan

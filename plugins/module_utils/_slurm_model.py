@@ -712,6 +712,27 @@ def _expand_fingerprint_nodes(items):
     return result
 
 
+def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
+    """What only a restart applies on one host this run ([] for nothing to restart).
+
+    recorded: the record's text (JSON), or None when the host has none.
+    daemons_active: whether the host's daemon (slurmctld, slurmd) ran before
+    this run. One that did not starts on the new files, so nothing needs a
+    restart there; a running daemon with no record gets ["first start"]
+    (started by something else, or by an earlier version of the collection).
+    record_stale: whether the record differs from the new fingerprint.
+    """
+    if not record_stale or not daemons_active:
+        return []
+    if recorded is None:
+        return ["first start"]
+    try:
+        old = json.loads(recorded)
+    except ValueError:
+        old = None
+    return restart_changes(old, new, restart_keys)
+
+
 def restart_changes(old, new, restart_keys):
     """Human-readable changes between two restart records that only a restart applies ([] when none).
 
@@ -968,7 +989,9 @@ def host_files(host, paths, contents, user="slurm", configless=False):
     if host.get("controller"):
         config.append(directory(paths["state_dir"], user, "0750"))
     if host.get("compute"):
-        config.append(directory(paths["spool_dir"]))
+        # Owned by the Slurm user, as Debian's slurmd package makes it (its postinst chowns it): the
+        # directory is written before the package, and the two must agree (slurmd runs as root).
+        config.append(directory(paths["spool_dir"], user))
     if host.get("holds_config"):
         config.append(text(config_dir + "/slurm.conf", contents["slurm.conf"], True))
         config.append(text(config_dir + "/cgroup.conf", contents["cgroup.conf"], True))

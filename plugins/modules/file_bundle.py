@@ -18,9 +18,27 @@ description:
     differs; owner, group and mode are set only when they differ.
   - The Slurm roles use it for configuration files that notify the same handler. One call instead of
     three or four per file matters on a first converge, where every file is new.
+  - It can first make the local groups and users the files belong to (O(groups), O(users)), with the
+    same rules as M(gpuops.cluster.local_accounts), so a fresh host gets its daemon accounts and their
+    files in one remote call.
 author:
   - gpuops.cluster contributors (@gpuops)
 options:
+  groups:
+    description:
+      - Local groups to make first, each with C(name), C(gid) and optionally C(system), as
+        M(gpuops.cluster.local_accounts) takes them.
+    type: list
+    elements: dict
+    default: []
+  users:
+    description:
+      - Local users to make first (after O(groups)), each with C(name), C(uid), C(group), C(home),
+        C(shell) and optionally C(comment) and C(system), as M(gpuops.cluster.local_accounts) takes them.
+      - An id that another account holds stops the module before any file is written.
+    type: list
+    elements: dict
+    default: []
   files:
     description: The entries, applied in order (create a directory before the files in it).
     type: list
@@ -34,7 +52,8 @@ options:
       state:
         description:
           - V(file) writes O(files[].content) (or, without content, only sets the attributes of an
-            existing file); V(directory) creates one directory level; V(absent) removes a file or an empty
+            existing file); V(directory) creates the directory, and any missing parent as
+            C(mkdir -p) does (mode 0755); V(absent) removes a file or an empty
             directory.
         type: str
         choices: [file, directory, absent]
@@ -85,6 +104,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+account_changes:
+  description: One line per group or user created or changed (or, in check mode, that would be).
+  returned: always
+  type: list
+  elements: str
+  sample: ["group munge: created with gid 64030"]
 previous:
   description: The files whose earlier version was kept (O(files[].keep_previous)) in this call, and where.
   returned: always
@@ -101,18 +126,29 @@ changed_paths:
 
 import base64
 import binascii
+import grp
 import hashlib
 import os
+import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
 from ansible_collections.gpuops.cluster.plugins.module_utils._atomic_write import write_atomically
+from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import ensure, host_accounts
 
 
 def _attrs(module, entry, path):
     return module.load_file_common_arguments(
         dict(path=path, owner=entry.get("owner"), group=entry.get("group"), mode=entry.get("mode"))
     )
+
+
+def _make_parents(path):
+    """Missing parent directories, as mkdir -p makes them (root's, mode 0755)."""
+    if path and not os.path.isdir(path):
+        _make_parents(os.path.dirname(path.rstrip("/")))
+        os.mkdir(path, 0o755)
+        os.chmod(path, 0o755)
 
 
 def _write_file(module, path, data):
@@ -158,6 +194,7 @@ def _apply(module, entry, diffs, previous):
             changed = True
             if check:
                 return True
+            _make_parents(os.path.dirname(path.rstrip("/")))
             os.mkdir(path)
     else:
         content = entry.get("content")
@@ -199,9 +236,19 @@ def _apply(module, entry, diffs, previous):
     return module.set_fs_attributes_if_different(_attrs(module, entry, path), changed)
 
 
+def _accounts(module):
+    """Make the wanted groups and users (before any file); the lines of what changed."""
+    if not (module.params["groups"] or module.params["users"]):
+        return []
+    return ensure(module, "file_bundle", module.params["groups"], module.params["users"],
+                  host_accounts(grp.getgrall, pwd.getpwall))["changes"]
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
+            groups=dict(type="list", elements="dict", default=[]),
+            users=dict(type="list", elements="dict", default=[]),
             files=dict(
                 type="list", elements="dict", required=True,
                 options=dict(
@@ -218,8 +265,12 @@ def main():
         ),
         supports_check_mode=True,
     )
+    account_changes = _accounts(module)
     changed_paths = []
     diffs = []
+    if account_changes:
+        diffs.append(dict(before_header="accounts", after_header="accounts", before="",
+                          after="".join(line + "\n" for line in account_changes)))
     previous = []
     for entry in module.params["files"]:
         try:
@@ -227,7 +278,8 @@ def main():
                 changed_paths.append(entry["path"])
         except (IOError, OSError) as exc:
             module.fail_json(msg="file_bundle: %s: %s" % (entry["path"], to_native(exc)), changed_paths=changed_paths)
-    result = dict(changed=bool(changed_paths), changed_paths=changed_paths, previous=previous)
+    result = dict(changed=bool(changed_paths or account_changes), changed_paths=changed_paths, previous=previous,
+                  account_changes=account_changes)
     if module._diff:
         result["diff"] = diffs
     module.exit_json(**result)

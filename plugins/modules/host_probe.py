@@ -53,6 +53,37 @@ options:
     type: list
     elements: path
     default: []
+  read:
+    description:
+      - Small files whose content to return, base64-encoded, in RV(contents) (a configuration the
+        controller runs with, a record of what a daemon was started with), so that reading them costs no
+        call of its own. Files that do not exist are left out. A file larger than 1 MiB stops the module.
+      - Do not list secrets here; the result is not hidden from logs.
+    type: list
+    elements: path
+    default: []
+  gpus:
+    description:
+      - Also gather this host's GPU facts, as M(gpuops.cluster.gpu_facts) does, and set them as the
+        C(gpuops_gpus) fact, so a compute node's probe and its GPU facts cost one call.
+      - O(nvidia_smi), O(timeout), O(sysfs_root) and O(dev_root) are those of M(gpuops.cluster.gpu_facts).
+    type: bool
+    default: false
+  nvidia_smi:
+    description: With O(gpus), the nvidia-smi to run (default the one on PATH).
+    type: path
+  timeout:
+    description: With O(gpus), the seconds each nvidia-smi call may take (0 for no limit).
+    type: int
+    default: 30
+  sysfs_root:
+    description: With O(gpus), where sysfs is mounted.
+    type: path
+    default: /sys
+  dev_root:
+    description: With O(gpus), where the device files are.
+    type: path
+    default: /dev
 extends_documentation_fragment:
   - gpuops.cluster.attributes
 attributes:
@@ -103,6 +134,15 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+ansible_facts:
+  description: With O(gpus), C(gpuops_gpus), the GPU facts M(gpuops.cluster.gpu_facts) sets.
+  returned: when O(gpus) is true
+  type: dict
+contents:
+  description: For each path of O(read) that exists, its content, base64-encoded.
+  returned: always
+  type: dict
+  sample: {"/etc/slurm/slurm.conf": "Q2x1c3Rlck5hbWU9bGFiCg=="}
 users:
   description: For each user asked for, C(exists), and C(uid), C(gid), C(home) and C(shell) when it exists.
   returned: always
@@ -148,6 +188,7 @@ files:
             "uid": 0, "gid": 0, "pw_name": "root", "gr_name": "root", "checksum": "2aae6c35c94fcfb415dbe95f408b9ce91ee846ed"}]
 """
 
+import base64
 import grp
 import hashlib
 import os
@@ -155,6 +196,7 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_collect import ARGUMENT_SPEC as GPU_ARGUMENT_SPEC, collect
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
     HostProbeError,
@@ -283,6 +325,25 @@ def _files(module, paths):
     return result
 
 
+READ_LIMIT = 1 << 20
+
+
+def _contents(module, paths):
+    result = {}
+    for path in paths:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(READ_LIMIT + 1)
+        except (IOError, OSError) as exc:
+            if not os.path.lexists(path):
+                continue
+            module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
+        if len(data) > READ_LIMIT:
+            module.fail_json(msg="host_probe: %s is larger than %d bytes; read lists small files only" % (path, READ_LIMIT))
+        result[path] = base64.b64encode(data).decode("ascii")
+    return result
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -291,6 +352,9 @@ def main():
             packages=dict(type="list", elements="str", default=[]),
             services=dict(type="list", elements="str", default=[]),
             paths=dict(type="list", elements="path", default=[]),
+            read=dict(type="list", elements="path", default=[]),
+            gpus=dict(type="bool", default=False),
+            **GPU_ARGUMENT_SPEC
         ),
         supports_check_mode=True,
     )
@@ -305,9 +369,12 @@ def main():
             package_holds=dict((name, state["held"]) for name, state in packages.items()),
             services=_services(module, module.params["services"]),
             files=_files(module, module.params["paths"]),
+            contents=_contents(module, module.params["read"]),
         )
     except HostProbeError as exc:
         module.fail_json(msg=cap("host_probe: %s" % exc))
+    if module.params["gpus"]:
+        result["ansible_facts"] = {"gpuops_gpus": collect(module, module.params)}
     module.exit_json(**result)
 
 

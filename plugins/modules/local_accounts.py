@@ -77,14 +77,7 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import AccountsError, plan
-
-
-def _host():
-    groups = [{"name": g.gr_name, "gid": g.gr_gid} for g in grp.getgrall()]
-    users = [{"name": u.pw_name, "uid": u.pw_uid, "gid": u.pw_gid, "home": u.pw_dir, "shell": u.pw_shell,
-              "comment": u.pw_gecos} for u in pwd.getpwall()]
-    return groups, users
+from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import ensure, host_accounts
 
 
 def main():
@@ -95,23 +88,12 @@ def main():
         },
         supports_check_mode=True,
     )
-    host_groups, host_users = _host()
-    try:
-        todo = plan(module.params["groups"], module.params["users"], host_groups, host_users)
-    except AccountsError as exc:
-        module.fail_json(msg="local_accounts: %s" % exc)
-    if todo["problems"]:
-        module.fail_json(msg="local_accounts: " + "; ".join(todo["problems"]), problems=todo["problems"])
+    # In check mode nothing runs; otherwise every command ran, or the module failed.
+    todo = ensure(module, "local_accounts", module.params["groups"], module.params["users"],
+                  host_accounts(grp.getgrall, pwd.getpwall))
     result = {"changed": bool(todo["commands"]), "changes": todo["changes"], "commands": todo["commands"]}
     if module._diff:
         result["diff"] = {"before": "", "after": "".join(line + "\n" for line in todo["changes"])}
-    if todo["commands"] and not module.check_mode:
-        for argv in todo["commands"]:
-            rc, out, err = module.run_command(argv)
-            if rc != 0:
-                module.fail_json(msg="local_accounts: %s failed (rc %d): %s" % (" ".join(argv), rc,
-                                                                                (err or out).strip()),
-                                 **result)
     module.exit_json(**result)
 
 

@@ -13,6 +13,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import copy
 import json
 import os
@@ -28,7 +29,7 @@ from ansible.module_utils.six.moves.collections_abc import Mapping
 
 FILTERS = FilterModule().filters()
 NAMES = ["slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
-         "slurm_restart_changes"]
+         "slurm_restart_changes", "slurm_restart_plan"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
 
@@ -313,6 +314,19 @@ KEYS = ["SelectTypeParameters", "SlurmctldHost"]
 ])
 def test_slurm_restart_changes(old, keys, expected):
     assert FILTERS["slurm_restart_changes"](old, LazyMapping(NEW), keys) == expected
+
+
+@pytest.mark.parametrize("recorded, active, expected", [
+    (None, True, ["first start"]),
+    (None, False, []),
+    (base64.b64encode(json.dumps(NEW).encode()).decode(), True, []),
+    (base64.b64encode(json.dumps(dict(NEW, configless=True)).encode()).decode(), True,
+     ["configless mode True -> False"]),
+    ("!!not base64", True, ["no record of the settings the daemons run with"]),
+])
+def test_slurm_restart_plan(recorded, active, expected):
+    stale = recorded is None or expected != []
+    assert FILTERS["slurm_restart_plan"](recorded, LazyMapping(NEW), KEYS, active, stale) == expected
 
 
 def test_slurm_restart_changes_of_a_model():

@@ -13,7 +13,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import AccountsError, plan, todo
+from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import (
+    AccountsError,
+    host_accounts,
+    plan,
+    run_plan,
+    todo,
+)
 
 GROUPS = [{"name": "munge", "gid": 64031, "system": True}, {"name": "slurm", "gid": "64030", "system": True}]
 USERS = [
@@ -143,3 +149,30 @@ def test_hostile_accounts_raise_only_accounts_error(groups, users):
         return
     for argv in result["commands"]:
         assert all(isinstance(a, str) and "\n" not in a for a in argv)
+
+
+def test_host_accounts_reads_the_pwd_and_grp_entries():
+    group = type("G", (), {"gr_name": "munge", "gr_gid": 64030})
+    user = type("U", (), {"pw_name": "munge", "pw_uid": 64030, "pw_gid": 64030, "pw_dir": "/nonexistent",
+                          "pw_shell": "/usr/sbin/nologin", "pw_gecos": ""})
+    assert host_accounts(lambda: [group], lambda: [user]) == (
+        [{"name": "munge", "gid": 64030}],
+        [{"name": "munge", "uid": 64030, "gid": 64030, "home": "/nonexistent", "shell": "/usr/sbin/nologin",
+          "comment": ""}])
+
+
+def test_run_plan_runs_in_order_and_stops_at_the_first_failure():
+    ran = []
+
+    def run(argv):
+        ran.append(argv)
+        return (9, "", "groupadd: GID '64030' already exists\n") if argv[0] == "groupadd" else (0, "", "")
+
+    todo_plan = {"commands": [["useradd", "a"], ["groupadd", "-g", "64030", "munge"], ["useradd", "b"]]}
+    assert run_plan(todo_plan, run, False) == \
+        "groupadd -g 64030 munge failed (rc 9): groupadd: GID '64030' already exists"
+    assert ran == [["useradd", "a"], ["groupadd", "-g", "64030", "munge"]]
+
+
+def test_run_plan_runs_nothing_in_check_mode():
+    assert run_plan({"commands": [["useradd", "a"]]}, None, True) is None

@@ -45,6 +45,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     node_name,
     parse_node_gres,
     restart_changes,
+    restart_plan,
     restart_fingerprint,
 )
 
@@ -1490,3 +1491,15 @@ def test_parse_node_gres_reads_back_the_gpu_counts_of_a_rendered_slurm_conf(gres
     assert parse_node_gres(text) == expected
     # and a model built against its own output loses nothing
     assert build_model(inventory, _settings(configless=configless), text)["errors"] == []
+
+
+@pytest.mark.parametrize("recorded, active, stale, expected", [
+    pytest.param(None, True, True, ["first start"], id="running-without-a-record"),
+    pytest.param(None, False, True, [], id="fresh-host-starts-on-the-new-files"),
+    pytest.param(json.dumps(NEW), True, False, [], id="record-up-to-date"),
+    pytest.param(json.dumps(dict(NEW, configless=True)), True, True, ["configless mode True -> False"], id="changed"),
+    pytest.param(json.dumps(dict(NEW, configless=True)), False, True, [], id="changed-but-not-running"),
+    pytest.param("{not json", True, True, ["no record of the settings the daemons run with"], id="unreadable"),
+])
+def test_restart_plan(recorded, active, stale, expected):
+    assert restart_plan(recorded, NEW, KEYS, active, stale) == expected

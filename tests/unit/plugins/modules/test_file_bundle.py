@@ -94,3 +94,57 @@ def test_errors(capsys, entry, message):
     result = run(capsys, [entry])
     assert result["failed"] is True
     assert result["msg"] == message
+
+
+def run_args(capsys, args):
+    with patch_module_args(args):
+        with pytest.raises(SystemExit):
+            file_bundle.main()
+    return json.loads(capsys.readouterr().out)
+
+
+def test_accounts_are_planned_before_files_and_checked_in_check_mode(tmp_path, capsys):
+    # A uid the host already gives to another account: refused before any file is written.
+    other = pwd.getpwuid(os.getuid())
+    target = str(tmp_path / "never")
+    result = run_args(capsys, {
+        "users": [{"name": "gpuopsnotauser", "uid": other.pw_uid, "group": MY_GROUP, "home": "/nonexistent",
+                   "shell": "/usr/sbin/nologin"}],
+        "files": [{"path": target, "content": "x\n"}],
+        "_ansible_check_mode": True,
+    })
+    assert result["failed"] is True
+    assert result["msg"] == ("file_bundle: uid %d for user gpuopsnotauser is held by user %s on this host: choose "
+                             "another uid, or remove or renumber %s" % (other.pw_uid, other.pw_name, other.pw_name))
+    assert not os.path.exists(target)
+
+
+def test_accounts_to_create_are_reported_in_check_mode(tmp_path, capsys):
+    free_gid = max(g.gr_gid for g in grp.getgrall() if g.gr_gid < 60000) + 1
+    target = str(tmp_path / "f")
+    result = run_args(capsys, {
+        "groups": [{"name": "gpuopsnotagroup", "gid": free_gid, "system": True}],
+        "files": [{"path": target, "content": "x\n"}],
+        "_ansible_check_mode": True,
+        "_ansible_diff": True,
+    })
+    assert result["changed"] is True
+    assert result["account_changes"] == ["group gpuopsnotagroup: created with gid %d" % free_gid]
+    assert result["changed_paths"] == [target]
+    assert result["diff"][0] == {"before_header": "accounts", "after_header": "accounts", "before": "",
+                                 "after": "group gpuopsnotagroup: created with gid %d\n" % free_gid}
+    assert not os.path.exists(target)
+
+
+def test_bad_account_input_fails_with_a_message(capsys):
+    result = run_args(capsys, {"groups": [{"name": "Bad Name", "gid": 5}], "files": []})
+    assert result["failed"] is True
+    assert result["msg"].startswith("file_bundle: groups[0].name must be a POSIX account name")
+
+
+def test_directory_gets_missing_parents(tmp_path, capsys):
+    deep = str(tmp_path / "var" / "lib" / "slurm" / "slurmctld")
+    result = run(capsys, [{"path": deep, "state": "directory", "mode": "0750"}])
+    assert result["changed_paths"] == [deep]
+    assert oct(os.stat(str(tmp_path / "var" / "lib")).st_mode & 0o777) == "0o755"
+    assert oct(os.stat(deep).st_mode & 0o777) == "0o750"

@@ -18,6 +18,7 @@ import pytest
 
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.gpuops.cluster.plugins.module_utils import _gpu_collect
 from ansible_collections.gpuops.cluster.plugins.modules import gpu_facts
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import read_pci_devices
 
@@ -216,7 +217,7 @@ def test_mig_with_listing_and_mig_minors(tmp_path, capsys, monkeypatch):
                        + "".join("  MIG 1g.20gb     Device  %d: (UUID: MIG-a100-%d)\n" % (i, i) for i in range(4)))
     minors = tmp_path / "mig-minors"
     minors.write_text("config 1\nmonitor 2\ngpu1/gi3/access 165\ngpu1/gi3/ci0/access 166\n")
-    monkeypatch.setattr(gpu_facts, "MIG_MINORS_PATH", str(minors))
+    monkeypatch.setattr(_gpu_collect, "MIG_MINORS_PATH", str(minors))
     smi = fake_smi(tmp_path, {"-q -x": (A100_XML, None, 0), "topo -m": (None, "not supported", 3), "-L": (str(listing), None, 0)})
     result = run(capsys, {"nvidia_smi": smi})
     facts = result["ansible_facts"]["gpuops_gpus"]
@@ -234,7 +235,7 @@ def test_mig_minors_unreadable_warns(tmp_path, capsys, monkeypatch):
     listing = tmp_path / "list.txt"
     listing.write_text("GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-513536b6-7d19-9063-b049-1e69664bb298)\n"
                        + "".join("  MIG 1g.20gb Device %d: (UUID: MIG-a100-%d)\n" % (i, i) for i in range(4)))
-    monkeypatch.setattr(gpu_facts, "MIG_MINORS_PATH", str(tmp_path / "absent"))
+    monkeypatch.setattr(_gpu_collect, "MIG_MINORS_PATH", str(tmp_path / "absent"))
     smi = fake_smi(tmp_path, {"-q -x": (A100_XML, None, 0), "topo -m": (None, None, 1), "-L": (str(listing), None, 0)})
     result = run(capsys, {"nvidia_smi": smi})
     assert result["ansible_facts"]["gpuops_gpus"]["gres_conf"] == ["Name=gpu Type=nvidia_a100_1g.20gb MultipleFiles=/dev/nvidia1"] * 4
@@ -437,7 +438,7 @@ def test_mig_minors_that_are_not_utf8_do_not_stop_the_module(tmp_path, capsys, m
                        + "".join("  MIG 1g.20gb Device %d: (UUID: MIG-a100-%d)\n" % (i, i) for i in range(4)))
     minors = tmp_path / "mig-minors"
     minors.write_bytes(b"config 1\ngpu1/gi3/access 165\n\xff\xfe 7\n")
-    monkeypatch.setattr(gpu_facts, "MIG_MINORS_PATH", str(minors))
+    monkeypatch.setattr(_gpu_collect, "MIG_MINORS_PATH", str(minors))
     smi = fake_smi(tmp_path, {"-q -x": (A100_XML, None, 0), "topo -m": (None, None, 1), "-L": (str(listing), None, 0)})
     result = run(capsys, {"nvidia_smi": smi})
     assert result["ansible_facts"]["gpuops_gpus"]["gres_conf"][0] == (
@@ -500,13 +501,13 @@ def test_negative_timeout(tmp_path, capsys):
 
 
 def test_read_cpu_topology(tmp_path):
-    topology = gpu_facts._read_cpu_topology(make_sysfs(tmp_path / "sys"))  # pylint: disable=protected-access
+    topology = _gpu_collect._read_cpu_topology(make_sysfs(tmp_path / "sys"))  # pylint: disable=protected-access
     assert len(topology) == 80
     assert topology[0] == (0, 0)
     assert topology[5] == (0, 8)
     assert topology[20] == (1, 0)
     assert topology[79] == (1, 28)
-    assert gpu_facts._read_cpu_topology(str(tmp_path / "nothing")) == {}  # pylint: disable=protected-access
+    assert _gpu_collect._read_cpu_topology(str(tmp_path / "nothing")) == {}  # pylint: disable=protected-access
 
 
 def test_read_pci_devices(tmp_path):

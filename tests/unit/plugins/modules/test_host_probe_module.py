@@ -74,3 +74,44 @@ def test_failing_command_output_is_cut_to_a_few_kilobytes(tmp_path, capsys, bins
     assert result["msg"] == "%s failed: %s..." % (bins["systemctl"], "e" * 297)
     for stream in ("stdout", "stderr"):
         assert len(result[stream]) < 4200 and "characters left out" in result[stream]
+
+
+def test_read_returns_small_files_and_leaves_out_missing_ones(tmp_path, capsys, bins):
+    record = tmp_path / "record.json"
+    record.write_bytes(b'{"settings": {}}\n\xff')
+    result = run(capsys, {"read": [str(record), str(tmp_path / "missing")]})
+    assert "failed" not in result
+    assert result["contents"] == {str(record): "eyJzZXR0aW5ncyI6IHt9fQr/"}
+
+
+def test_read_refuses_a_large_file(tmp_path, capsys, bins):
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (host_probe.READ_LIMIT + 1))
+    result = run(capsys, {"read": [str(big)]})
+    assert result["failed"] is True
+    assert result["msg"] == "host_probe: %s is larger than 1048576 bytes; read lists small files only" % big
+
+
+def test_read_of_a_directory_fails_with_the_reason(tmp_path, capsys, bins):
+    result = run(capsys, {"read": [str(tmp_path)]})
+    assert result["failed"] is True
+    assert result["msg"].startswith("host_probe: cannot read %s: " % tmp_path)
+
+
+def test_gpus_sets_the_gpu_facts_as_gpu_facts_does(tmp_path, capsys, bins):
+    # No nvidia-smi on PATH and no PCI devices: the same fact gpu_facts sets on such a host.
+    result = run(capsys, {"gpus": True, "sysfs_root": str(tmp_path / "sys"), "dev_root": str(tmp_path / "dev")})
+    assert "failed" not in result
+    gpus = result["ansible_facts"]["gpuops_gpus"]
+    assert gpus["status"] == "no_nvidia_smi"
+    assert gpus["count"] == 0 and gpus["gres_conf"] == [] and gpus["slurm_gres"] == ""
+
+
+def test_without_gpus_no_facts_are_set(tmp_path, capsys, bins):
+    assert "ansible_facts" not in run(capsys, {"paths": [str(tmp_path)]})
+
+
+def test_gpus_with_a_bad_timeout_fails_with_a_message(capsys, bins):
+    result = run(capsys, {"gpus": True, "timeout": -1})
+    assert result["failed"] is True
+    assert result["msg"] == "timeout must be 0 (no limit) or a number of seconds, got -1"
