@@ -174,7 +174,10 @@ package_holds:
   type: dict
   sample: {"slurmd": true, "munge": false}
 services:
-  description: For each service asked for, C(loaded), C(active), C(enabled) and the systemd C(state).
+  description:
+    - For each service asked for, C(loaded), C(active), C(enabled) and the systemd C(state).
+    - On a host that was not booted with systemd (no C(/run/systemd/system), as sd_booted(3) tests it) every
+      service is reported not loaded, not active and not enabled, with the C(state) V(offline).
   returned: always
   type: dict
   sample: {"munge": {"loaded": true, "active": true, "enabled": true, "state": "active"}}
@@ -273,9 +276,17 @@ def _packages(module, names):
     module.fail_json(msg="host_probe: neither dpkg-query nor rpm is installed; cannot look up packages %s" % ", ".join(names))
 
 
+# Where systemd keeps its runtime state while it runs as init: sd_booted(3) tests for this directory.
+SYSTEMD_RUNTIME_DIR = "/run/systemd/system"
+
+
 def _services(module, names):
     if not names:
         return {}
+    if not os.path.isdir(SYSTEMD_RUNTIME_DIR):
+        # Not booted with systemd (a chroot, a plain container, a build machine that only runs preflight):
+        # nothing runs as a unit, and systemctl could not say so.
+        return dict((name, {"loaded": False, "active": False, "enabled": False, "state": "offline"}) for name in names)
     systemctl = module.get_bin_path("systemctl", required=True)
     units = [n if "." in n else n + ".service" for n in names]
     out = _run(module, [systemctl, "show", "-p", "Id", "-p", "LoadState", "-p", "ActiveState", "-p", "UnitFileState"] + units)

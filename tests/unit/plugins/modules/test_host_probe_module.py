@@ -65,7 +65,17 @@ def test_huge_epoch_is_named(tmp_path, capsys, bins, monkeypatch):
                              "5000 digits; at most 18 are read")
 
 
-def test_failing_command_output_is_cut_to_a_few_kilobytes(tmp_path, capsys, bins):
+def test_services_on_a_host_not_booted_with_systemd_are_offline(tmp_path, capsys, bins, monkeypatch):
+    bins["systemctl"] = script(tmp_path, "systemctl", "echo 'Failed to connect to bus: Host is down' >&2; exit 1")
+    monkeypatch.setattr(host_probe, "SYSTEMD_RUNTIME_DIR", str(tmp_path / "no-such-dir"))
+    result = run(capsys, {"services": ["munge", "slurmd.service"]})
+    assert "failed" not in result
+    offline = {"loaded": False, "active": False, "enabled": False, "state": "offline"}
+    assert result["services"] == {"munge": offline, "slurmd.service": offline}
+
+
+def test_failing_command_output_is_cut_to_a_few_kilobytes(tmp_path, capsys, bins, monkeypatch):
+    monkeypatch.setattr(host_probe, "SYSTEMD_RUNTIME_DIR", str(tmp_path))
     bins["systemctl"] = script(tmp_path, "systemctl", "i=0; while [ $i -lt 2000 ]; do echo \"Id=unit$i.service\"; "
                                                       "i=$((i+1)); done; echo \"$(printf 'e%.0s' $(seq 1 5000))\" >&2; "
                                                       "exit 1")
