@@ -102,8 +102,19 @@ def is_stale(wanted, have):
 
 
 def stale_entries(wanted, found):
-    """The wanted entries that differ from the find result, in their order."""
-    if not isinstance(wanted, (list, tuple)):
-        raise FileStateError("expected a list of wanted entries, got %s" % type(wanted).__name__)
+    """The wanted entries that differ from the find result, in their order.
+
+    wanted may also be a dict of such lists (files grouped by the handler they notify): the result
+    is then the same dict with each list cut to its stale entries, from one reading of found.
+    """
     have = index_found(found)
+    if isinstance(wanted, dict):
+        return dict((key, _stale(group, have, key)) for key, group in wanted.items())
+    return _stale(wanted, have)
+
+
+def _stale(wanted, have, key=None):
+    if not isinstance(wanted, (list, tuple)):
+        raise FileStateError("expected a list of wanted entries%s, got %s"
+                             % ("" if key is None else " under %r" % (key,), type(wanted).__name__))
     return [item for item in wanted if is_stale(item, have)]

@@ -57,6 +57,13 @@ def test_keeps_order_and_accepts_files_list():
     assert stale_entries(wanted, FOUND["files"]) == [wanted[0], wanted[2]]
 
 
+def test_groups_of_entries_are_cut_one_by_one():
+    wanted = {"config": [{"path": "/etc/slurm", "state": "directory"}, {"path": "/a"}],
+              "slurmd": [{"path": "/b", "state": "directory"}], "none": []}
+    assert stale_entries(wanted, FOUND) == {"config": [{"path": "/a"}], "slurmd": [{"path": "/b", "state": "directory"}],
+                                            "none": []}
+
+
 @pytest.mark.parametrize(
     "wanted, found, message",
     [
@@ -64,6 +71,7 @@ def test_keeps_order_and_accepts_files_list():
         ([{"path": "/x", "state": "link"}], FOUND, "state 'link' for /x: use file, directory or absent"),
         ([{"path": "/etc/slurm", "state": "directory", "mode": "rw"}], FOUND, "mode 'rw' is not an octal string such as '0644'"),
         ("/etc", FOUND, "expected a list of wanted entries, got str"),
+        ({"config": "/etc"}, FOUND, "expected a list of wanted entries under 'config', got str"),
         ([], "nope", "expected the find result or its files list, got str"),
         ([], [{"mode": "0644"}], "find entry without a path: {'mode': '0644'}"),
     ],
