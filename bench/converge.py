@@ -390,6 +390,9 @@ def main():
     ap.add_argument("--galaxy", type=Path, default=os.environ.get("BENCH_GALAXY_SLURM") or None,
                     help="a checkout of galaxyproject/ansible-slurm, compared on the slurm part")
     ap.add_argument("--no-floor", action="store_true", help="leave out the floor")
+    ap.add_argument("--no-warmup", action="store_true",
+                    help="no untimed warm-up converge (for an apt cache known to hold every package already):"
+                         " the floor then runs last, on what the first docker converge installed")
     ap.add_argument("--profile", action="store_true", help="print the slowest tasks of each first converge")
     ap.add_argument("--lab", choices=VARIANTS, metavar="VARIANT",
                     help="only start a fresh lab of the first --nodes size reached as VARIANT says"
@@ -415,23 +418,33 @@ def main():
             # Untimed warm-up: a first converge that fills the apt cache with every package the
             # timed runs fetch (the lab's apt-cacher-ng), so no timed run, the floor included, pays
             # for a download the others do not; it also records what the floor installs.
-            inv = fresh_lab(n, "docker")
-            play(n, part, "docker", "warmup", inv)
-            lists = record_installs(n, part)
-            if args.galaxy and part == "slurm":
+            lists = None
+            if not args.no_warmup:
                 inv = fresh_lab(n, "docker")
-                galaxy_prepare(n)
-                play(n, "bench/galaxy_slurm.yml", "galaxy", "warmup", inv, galaxy_playbook(n, args.galaxy.resolve()))
-            if not args.no_floor:
-                fresh_lab(n, "docker")
-                r["floor"] = floor(n, lists)
+                play(n, part, "docker", "warmup", inv)
+                lists = record_installs(n, part)
+                if args.galaxy and part == "slurm":
+                    inv = fresh_lab(n, "docker")
+                    galaxy_prepare(n)
+                    play(n, "bench/galaxy_slurm.yml", "galaxy", "warmup", inv, galaxy_playbook(n, args.galaxy.resolve()))
+                if not args.no_floor:
+                    fresh_lab(n, "docker")
+                    r["floor"] = floor(n, lists)
             for variant in args.variants:
                 inv = fresh_lab(n, variant)
                 r[variant] = {ph: play(n, part, variant, ph, inv) for ph in ("first", "rerun", "check")}
                 if args.profile:
                     print(f"N={n} {part} {variant} first converge:\n"
                           + profile(RESULTS / f"last-{part}-{n}-{variant.replace('+', '-')}-first.timing.json"))
+                if lists is None and variant.startswith("docker"):
+                    lists = record_installs(n, part)
                 bad += [f"{part} N={n} {variant} {ph}" for ph in ("rerun", "check") if r[variant][ph]["changed"]]
+            if args.no_warmup and not args.no_floor:
+                if lists is None:
+                    play(n, part, "docker", "first", fresh_lab(n, "docker"))
+                    lists = record_installs(n, part)
+                fresh_lab(n, "docker")
+                r["floor"] = floor(n, lists)
             if args.galaxy and part == "slurm":
                 inv = fresh_lab(n, "docker")
                 galaxy_prepare(n)
