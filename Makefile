@@ -112,8 +112,10 @@ NUMPY_VERSION := 2.4.6
 
 wheelhouse: .build/wheelhouse/.stamp
 
+# Two lanes side by side (tools/molecule-lanes.sh); MOLECULE_LANES=1 for one
+# scenario at a time. Each scenario's log: .build/molecule-logs/.
 molecule: venv images wheelhouse
-	for s in $(MOLECULE_SCENARIOS); do $(BIN)/molecule test -s $$s || exit 1; done
+	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-lanes.sh
 
 # The same scenarios under Mitogen's strategy (issue 18's check that the
 # collection works with it); not part of `make test`.
