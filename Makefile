@@ -80,8 +80,9 @@ sanity: venv
 units: venv
 	tools/ansible-test.sh units
 
+# Two workers (pytest-xdist): each test runs ansible-playbook in its own tmp_path.
 pytest: venv
-	$(BIN)/pytest -q tests/preflight tests/roles
+	$(BIN)/pytest -q -n 2 tests/preflight tests/roles
 
 # The alert rules (module_utils/_alert_rules.py with the prometheus role's
 # defaults) through promtool check rules and the unit tests in tests/promtool;
