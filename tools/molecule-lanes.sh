@@ -56,11 +56,13 @@ run_lane() {
       molecule test -s "$s" >"$LOGS/$s.log" 2>&1 || rc=$?
     # One scenario's output at a time, whole, so the lanes do not interleave.
     (flock 9; cat "$LOGS/$s.log"; log "lane $lane: $s $([ "$rc" -eq 0 ] && echo passed || echo FAILED) in $(( $(date +%s) - start )) s") 9>"$LOGS/.print.lock"
+    printf '%s %s %s\n' "$s" "$rc" "$(( $(date +%s) - start ))" >>"$LOGS/.results"
     [ "$rc" -eq 0 ] || return "$rc"
   done
 }
 
 start=$(date +%s)
+: >"$LOGS/.results"
 pids=()
 for (( lane = 0; lane < LANES; lane++ )); do
   [ -n "$(lane_scenarios "$lane")" ] || continue
@@ -70,4 +72,21 @@ done
 failed=0
 for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
 log "all lanes done in $(( $(date +%s) - start )) s"
+# The end of the output is what a CI summary shows: each scenario's result,
+# then where a failed one failed (its first failed task and the lines above).
+while read -r s rc secs; do
+  log "$s: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (rc $rc)") in $secs s"
+done <"$LOGS/.results"
+while read -r s rc secs; do
+  [ "$rc" -ne 0 ] || continue
+  log "$s failed; the full log is $LOGS/$s.log. Where it failed:"
+  # The last failed task that was not ignored, and Molecule's own complaint.
+  sed 's/\x1b\[[0-9;]*m//g' "$LOGS/$s.log" | awk '
+    /^TASK \[/ { task = $0 }
+    /^(fatal|failed): / { held = task "\n" substr($0, 1, 600); next }
+    /^\.\.\.ignoring/ { held = ""; next }
+    held != "" { last = held; held = "" }
+    /CRITICAL/ { crit = substr($0, 1, 300) }
+    END { if (held != "") last = held; print last; if (crit != "") print crit }' || true
+done <"$LOGS/.results"
 exit "$failed"
