@@ -81,11 +81,13 @@ while read -r s rc secs; do
   [ "$rc" -ne 0 ] || continue
   log "$s failed; the full log is $LOGS/$s.log. Where it failed:"
   # The last failed task that was not ignored, and Molecule's own complaint.
-  sed 's/\x1b\[[0-9;]*m//g' "$LOGS/$s.log" | awk '
-    /^TASK \[/ { task = $0 }
-    /^(fatal|failed): / { held = task "\n" substr($0, 1, 600); next }
-    /^\.\.\.ignoring/ { held = ""; next }
-    held != "" { last = held; held = "" }
+  sed -e 's/\x1b\[[0-9;]*m//g' -e 's/^ *│ \{0,1\}//' "$LOGS/$s.log" | awk '
+    /^\.\.\.ignoring/ { held = ""; inmsg = 0; next }
+    /^TASK \[/ { task = $0; next }
+    /^(fatal|failed): / { held = task "\n" $0; n = 1; inmsg = 1; next }
+    inmsg && /^$/ { inmsg = 0 }
+    inmsg && n < 8 { held = held "\n" $0; n++; next }
+    held != "" && !inmsg { last = held; held = "" }
     /CRITICAL/ { crit = substr($0, 1, 300) }
     END { if (held != "") last = held; print last; if (crit != "") print crit }' || true
 done <"$LOGS/.results"
