@@ -4,7 +4,8 @@
 """Filters over the Slurm cluster model (module_utils/_slurm_model.py).
 
 slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
-slurm_restart_plan, slurm_log_errors and slurm_host_files;
+slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors and
+slurm_host_files;
 their documentation is in the .yml files beside this one.
 """
 
@@ -22,6 +23,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     NODE_VARS,
     SlurmModelError,
     build_model,
+    bundle_handlers,
     check_inventory,
     host_files,
     log_errors,
@@ -116,6 +118,11 @@ def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_s
     return restart_plan(recorded, _plain(new), list(restart_keys or []), bool(daemons_active), bool(record_stale))
 
 
+def slurm_bundle_handlers(bundle, host, probe, daemons_active, prefix=""):
+    """The handlers a write of one host's file bundle notifies, each name after prefix."""
+    return [prefix + name for name in bundle_handlers(_plain(bundle), _plain(host), _plain(probe), bool(daemons_active))]
+
+
 def slurm_host_files(host, paths, contents, user="slurm", configless=False):
     """file_bundle entries (config, slurmd) for one host's part of the model."""
     try:
@@ -139,6 +146,7 @@ class FilterModule(object):
             "slurm_node_name": slurm_node_name,
             "slurm_restart_changes": slurm_restart_changes,
             "slurm_restart_plan": slurm_restart_plan,
+            "slurm_bundle_handlers": slurm_bundle_handlers,
             "slurm_log_errors": slurm_log_errors,
             "slurm_host_files": slurm_host_files,
         }

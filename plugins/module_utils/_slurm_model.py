@@ -733,6 +733,39 @@ def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
     return restart_changes(old, new, restart_keys)
 
 
+def bundle_handlers(bundle, host, probe, daemons_active):
+    """The handlers a write of one host's file bundle notifies ([] for none), in a fixed order.
+
+    bundle: the entries about to be written, by kind (munge, config, slurmd;
+    an empty list for a kind with nothing to write). host: the host's part of
+    the model (its compute flag). probe: what host_probe found before this run
+    (packages, services). daemons_active: whether the host's Slurm daemon ran
+    before this run.
+
+    Only a daemon that ran before this run is restarted or reconfigured: one
+    that did not starts on the new files. A new munge key restarts munge where
+    its package is installed; new configuration files reconfigure slurmctld and
+    slurmd; a changed unit drop-in reloads systemd first; new slurmd files
+    (options, drop-in, gres.conf) restart a slurmd that runs on a node.
+    """
+    bundle = bundle if isinstance(bundle, dict) else {}
+    probe = probe if isinstance(probe, dict) else {}
+    packages = probe.get("packages") if isinstance(probe.get("packages"), dict) else {}
+    services = probe.get("services") if isinstance(probe.get("services"), dict) else {}
+    slurmd_unit = services.get("slurmd") if isinstance(services.get("slurmd"), dict) else {}
+    slurmd_files = [entry for entry in bundle.get("slurmd") or [] if isinstance(entry, dict)]
+    handlers = []
+    if bundle.get("munge") and packages.get("munge"):
+        handlers.append("restart munge")
+    if bundle.get("config") and daemons_active:
+        handlers.append("reconfigure")
+    if any(".service.d" in str(entry.get("path", "")) for entry in slurmd_files):
+        handlers.append("daemon reload")
+    if slurmd_files and (host or {}).get("compute") and slurmd_unit.get("active"):
+        handlers.append("restart slurmd")
+    return handlers
+
+
 def restart_changes(old, new, restart_keys):
     """Human-readable changes between two restart records that only a restart applies ([] when none).
 

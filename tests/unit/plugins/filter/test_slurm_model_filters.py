@@ -28,7 +28,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
 from ansible.module_utils.six.moves.collections_abc import Mapping
 
 FILTERS = FilterModule().filters()
-NAMES = ["slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
+NAMES = ["slurm_bundle_handlers", "slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
          "slurm_restart_changes", "slurm_restart_plan"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
@@ -327,6 +327,53 @@ def test_slurm_restart_changes(old, keys, expected):
 def test_slurm_restart_plan(recorded, active, expected):
     stale = recorded is None or expected != []
     assert FILTERS["slurm_restart_plan"](recorded, LazyMapping(NEW), KEYS, active, stale) == expected
+
+
+# What host_probe returns of a host, as the role reads it (packages, services).
+def _probe(munge_installed=True, slurmd_active=True):
+    return LazyMapping({"packages": {"munge": munge_installed, "slurmd": True},
+                        "services": {"slurmd": {"active": slurmd_active, "enabled": True},
+                                     "munge": {"active": True, "enabled": True}}})
+
+
+KEY = {"path": "/etc/munge/munge.key", "mode": "0400", "content_b64": "a2V5"}
+CONF = {"path": "/etc/slurm/slurm.conf", "content": "ClusterName=lab\n"}
+GRES = {"path": "/etc/slurm/gres.conf", "content": "Name=gpu File=/dev/nvidia0\n"}
+DROPIN = {"path": "/etc/systemd/system/slurmd.service.d/gpuops-configless.conf", "content": "[Service]\n"}
+NODE = {"compute": True, "controller": False}
+CTL = {"compute": False, "controller": True}
+
+
+@pytest.mark.parametrize("bundle, host, probe, active, expected", [
+    # A converged host: nothing written, nothing notified.
+    ({"munge": [], "config": [], "slurmd": []}, NODE, _probe(), True, []),
+    # A fresh host: the packages are not there yet, no daemon ran; the
+    # daemons start on the new files, and only the drop-in needs systemd to
+    # read it again.
+    ({"munge": [KEY], "config": [CONF], "slurmd": [GRES, DROPIN]}, NODE, _probe(False, False), False,
+     ["daemon reload"]),
+    # A new key where munge is installed restarts it.
+    ({"munge": [KEY], "config": [], "slurmd": []}, NODE, _probe(), True, ["restart munge"]),
+    # New configuration and gres.conf on a node whose slurmd runs.
+    ({"munge": [], "config": [CONF], "slurmd": [GRES]}, NODE, _probe(), True, ["reconfigure", "restart slurmd"]),
+    # The controller: reconfigure only; slurmd's files are not its own.
+    ({"munge": [], "config": [CONF], "slurmd": [GRES]}, CTL, _probe(), True, ["reconfigure"]),
+    # slurmd stopped before this run: it starts on the new files.
+    ({"munge": [], "config": [CONF], "slurmd": [GRES]}, NODE, _probe(slurmd_active=False), False, []),
+    # Everything at once, in the handlers' order.
+    ({"munge": [KEY], "config": [CONF], "slurmd": [DROPIN]}, NODE, _probe(), True,
+     ["restart munge", "reconfigure", "daemon reload", "restart slurmd"]),
+    # Kinds left out, a probe without the keys: nothing to notify, no error.
+    ({}, NODE, {}, True, []),
+])
+def test_slurm_bundle_handlers(bundle, host, probe, active, expected):
+    assert FILTERS["slurm_bundle_handlers"](LazyMapping(bundle), LazyMapping(host), probe, active) == expected
+
+
+def test_slurm_bundle_handlers_prefix():
+    bundle = {"munge": [], "config": [CONF], "slurmd": [DROPIN]}
+    assert FILTERS["slurm_bundle_handlers"](bundle, NODE, _probe(), True, prefix="_slurm_common ") == [
+        "_slurm_common reconfigure", "_slurm_common daemon reload", "_slurm_common restart slurmd"]
 
 
 def test_slurm_restart_changes_of_a_model():

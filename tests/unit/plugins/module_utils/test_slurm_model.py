@@ -35,6 +35,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     SETTING_KEYS,
     SlurmModelError,
     build_model,
+    bundle_handlers,
     check_inventory,
     gres_count,
     gres_line,
@@ -1503,3 +1504,22 @@ def test_parse_node_gres_reads_back_the_gpu_counts_of_a_rendered_slurm_conf(gres
 ])
 def test_restart_plan(recorded, active, stale, expected):
     assert restart_plan(recorded, NEW, KEYS, active, stale) == expected
+
+
+@pytest.mark.parametrize("bundle, probe", [
+    (None, None),
+    ("garbage", ["not", "a", "probe"]),
+    ({"munge": None, "config": None, "slurmd": ["a string, not an entry"]}, {"packages": None, "services": None}),
+    ({"slurmd": [{"path": "/etc/slurm/gres.conf"}]}, {"services": {"slurmd": "running"}}),
+])
+def test_bundle_handlers_on_malformed_input(bundle, probe):
+    # Nothing to notify rather than a traceback: the bundle task itself
+    # fails on malformed entries, with the module's message.
+    assert bundle_handlers(bundle, {"compute": True}, probe, True) == []
+
+
+def test_bundle_handlers_fresh_controller_with_configless_dropin():
+    bundle = {"munge": [{"path": "/etc/munge/munge.key"}], "config": [{"path": "/etc/slurm/slurm.conf"}],
+              "slurmd": [{"path": "/etc/systemd/system/slurmd.service.d/gpuops.conf"}]}
+    probe = {"packages": {}, "services": {}}
+    assert bundle_handlers(bundle, {"controller": True, "compute": False}, probe, False) == ["daemon reload"]
