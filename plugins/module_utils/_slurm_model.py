@@ -753,6 +753,7 @@ def bundle_handlers(bundle, host, probe, daemons_active):
     packages = probe.get("packages") if isinstance(probe.get("packages"), dict) else {}
     services = probe.get("services") if isinstance(probe.get("services"), dict) else {}
     slurmd_unit = services.get("slurmd") if isinstance(services.get("slurmd"), dict) else {}
+    host = host if isinstance(host, dict) else {}
     slurmd_files = [entry for entry in bundle.get("slurmd") or [] if isinstance(entry, dict)]
     handlers = []
     if bundle.get("munge") and packages.get("munge"):
@@ -761,7 +762,7 @@ def bundle_handlers(bundle, host, probe, daemons_active):
         handlers.append("reconfigure")
     if any(".service.d" in str(entry.get("path", "")) for entry in slurmd_files):
         handlers.append("daemon reload")
-    if slurmd_files and (host or {}).get("compute") and slurmd_unit.get("active"):
+    if slurmd_files and host.get("compute") and slurmd_unit.get("active"):
         handlers.append("restart slurmd")
     return handlers
 
