@@ -6,15 +6,21 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= slurm slurm_trixie gpu_stack ddp validate health monitoring containers accounting day2 maintenance
+MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety health validate accounting day2 maintenance
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test bench scale clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
 	@echo "make lab-down  remove the lab"
 	@echo "make validate  validate the running lab (playbooks/validate.yml), report in validate-report/"
-	@echo "make test      lint, ansible-test sanity+units, pytest, alert rule tests, dist test, every Molecule scenario"
+	@echo "make test      lint, ansible-test sanity+units, pytest, alert rule tests, dist test, every Molecule scenario;"
+	@echo "               ends with a table: each part's time, each Molecule suite's checks and time"
+	@echo "make quick     the inner loop: lint, units and pytest (no containers)"
+	@echo "make cluster SCENARIO=site    build a scenario's cluster and keep it (molecule converge)"
+	@echo "make suite SCENARIO=site SUITE=molecule/shared/verify_usage.yml"
+	@echo "               one verify suite against that kept cluster, without rebuilding it"
+	@echo "make cluster-down SCENARIO=site   remove it"
 	@echo "make rules     the alert rules through promtool check rules and promtool test rules (tests/promtool)"
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     converge / re-run / --check of the Slurm part and site.yml against the shell-loop floor"
@@ -40,7 +46,7 @@ host:
 	tools/ensure-docker.sh
 	tools/apt-cache.sh
 
-images: host
+images: venv host
 	tools/build-images.sh
 
 lab: venv images wheelhouse
@@ -123,8 +129,26 @@ molecule: venv images wheelhouse
 molecule-mitogen: venv images wheelhouse
 	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-mitogen.sh
 
-test: venv lint sanity units pytest rules dist-test molecule
-	@echo "make test: all parts passed"
+# Each part timed, and the table at the end (tools/test.sh, tools/test-summary.py).
+test: venv
+	tools/test.sh
+
+# The inner loop while developing: lint, units and pytest, no containers.
+quick: venv
+	TEST_PARTS="lint units pytest" tools/test.sh
+
+# One scenario's cluster, built and kept (create, prepare, converge), then any
+# of its verify suites against it, as often as needed.
+SCENARIO ?= site
+SUITE ?=
+cluster: venv images wheelhouse
+	molecule converge -s $(SCENARIO)
+
+suite: venv
+	tools/suite.sh $(SCENARIO) $(SUITE)
+
+cluster-down: venv
+	molecule destroy -s $(SCENARIO)
 
 # Converge timings (bench/converge.py): BENCH_NODES="2 8", BENCH_PARTS="slurm site",
 # BENCH_VARIANTS="docker" (add docker+mitogen ssh ssh+mitogen), BENCH_GALAXY_SLURM=<checkout>.

@@ -4,7 +4,14 @@
 # An image is rebuilt only when its recipe (this file's RECIPE lines) changes:
 # the recipe hash is stored in the image's label gpuops.recipe.
 #
-#   tools/build-images.sh            # both images
+# On each base image, a package layer (gpuops-pkgs:<suite>): the same system
+# with the Debian packages the roles install already installed
+# (tools/role-packages.py reads them from the roles), none of their services
+# enabled and no munge key. Scenarios whose subject is not the install
+# itself start from it; the site clusters start bare. Rebuilt when the base
+# image or the package list changes (label gpuops.pkgs).
+#
+#   tools/build-images.sh            # both suites
 #   tools/build-images.sh bookworm   # one
 set -euo pipefail
 
@@ -61,5 +68,60 @@ for suite in "${suites[@]}"; do
     --change "LABEL gpuops.recipe=${recipe}" \
     "$tmp/rootfs.tar" "$image" >/dev/null
   rm -rf "$tmp"
+  log "built ${image} in $(( $(date +%s) - start )) s"
+done
+
+# The package layer. The Slurm roles' service accounts are made first, with
+# the roles' ids; the packages install in a plain container (no init: no
+# daemon starts); then every unit the packages enabled is disabled again, so
+# that a host runs only what the collection starts on it, and the munge key
+# the munge package generated is removed (the collection distributes the
+# controller's).
+declare -A MAJOR=([bookworm]=12 [trixie]=13)
+for suite in "${suites[@]}"; do
+  base="gpuops-lab:${suite}"
+  image="gpuops-pkgs:${suite}"
+  packages=$(python3 "$(dirname "$0")/role-packages.py" "${MAJOR[$suite]}" | tr '\n' ' ')
+  accounts=$(python3 "$(dirname "$0")/role-packages.py" users | tr '\n' ';')
+  base_id=$(docker image inspect -f '{{ .Id }}' "$base")
+  recipe=$(printf '%s|%s|%s' "$base_id" "$packages" "$accounts" | sha256sum | cut -c1-16)
+  have=$(docker image inspect -f '{{ index .Config.Labels "gpuops.pkgs" }}' "$image" 2>/dev/null || true)
+  if [ "$have" = "$recipe" ]; then
+    log "${image} is up to date (packages ${recipe})"
+    continue
+  fi
+  log "building ${image} (packages ${recipe}): ${packages}"
+  start=$(date +%s)
+  name="gpuops-pkgs-build-${suite}"
+  docker rm -f "$name" >/dev/null 2>&1 || true
+  apt_opts=()
+  [ ${#proxy_opt[@]} -eq 0 ] || apt_opts=(-o "Acquire::http::Proxy=${PROXY}")
+  # shellcheck disable=SC2086
+  docker run --name "$name" --network host -e DEBIAN_FRONTEND=noninteractive -e ACCOUNTS="$accounts" "$base" bash -euc '
+    # The service accounts with the ids the roles give them, before the
+    # packages would make them with ids of their own.
+    IFS=";" read -ra list <<<"$ACCOUNTS"
+    for a in "${list[@]}"; do
+      read -r user uid gid <<<"$a"
+      groupadd --system --gid "$gid" "$user"
+      useradd --system --uid "$uid" --gid "$gid" --home-dir /nonexistent --no-create-home \
+        --shell /usr/sbin/nologin "$user"
+    done
+    before=$(systemctl list-unit-files --state=enabled --no-legend | cut -d" " -f1 | sort)
+    printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d; chmod 0755 /usr/sbin/policy-rc.d
+    apt-get "$@" update -qq
+    apt-get "$@" install -y -qq --no-install-recommends '"$packages"' >/dev/null
+    apt-get clean
+    rm -f /usr/sbin/policy-rc.d /etc/munge/munge.key
+    after=$(systemctl list-unit-files --state=enabled --no-legend | cut -d" " -f1 | sort)
+    new=$(comm -13 <(echo "$before") <(echo "$after"))
+    [ -z "$new" ] || systemctl disable $new 2>/dev/null
+    echo "disabled: $new" | tr "\n" " "' _ "${apt_opts[@]}"
+  echo
+  docker commit \
+    --change 'CMD ["/sbin/init"]' \
+    --change "LABEL gpuops.pkgs=${recipe}" \
+    "$name" "$image" >/dev/null
+  docker rm -f "$name" >/dev/null
   log "built ${image} in $(( $(date +%s) - start )) s"
 done

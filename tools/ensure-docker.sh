@@ -24,7 +24,10 @@ if command -v systemctl >/dev/null 2>&1 && [ "$(systemctl is-system-running 2>/d
 fi
 
 log "starting dockerd in the background (log: /var/log/gpuops-dockerd.log)"
-nohup dockerd >/var/log/gpuops-dockerd.log 2>&1 &
+# In a session of its own (setsid), detached from the caller's terminal and
+# process group: Ctrl-C in `make test` or `make lab`, or a SIGTERM sent to
+# the make's process group, must not stop the daemon and every container.
+setsid dockerd </dev/null >/var/log/gpuops-dockerd.log 2>&1 &
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then
     log "dockerd answers"

@@ -1,31 +1,40 @@
 #!/usr/bin/env bash
 # Every Molecule scenario (`make molecule`), in lanes that run side by side.
 #
-# A scenario spends about half its time waiting (jobs, scrapes, timeouts),
-# so two lanes on two cores finish well before one. Each lane has its own
-# docker network and subnet (GPUOPS_MOLECULE_NETWORK / GPUOPS_MOLECULE_NET,
-# read by the molecule.yml files) and its own HOME (Molecule installs a copy
-# of the collection into ~/.ansible there). Scenarios whose containers share
-# names (slurm and slurm_trixie: mol-*) are in the same lane.
+# The layout (docs/testing.md): two shared clusters built from the bare
+# images with check, converge and idempotence, each running every read-only
+# suite (site: Debian 12, the whole site.yml; slurm_trixie: Debian 13, the
+# Slurm part), gpu_stack (the GPU software, installed from the bare image),
+# and the flows that change or break a cluster, each on its own cluster from
+# the package layer image (safety, health, validate, accounting, day2,
+# maintenance). A scenario spends part of its time waiting (jobs, scrapes,
+# timeouts), so two lanes on two cores finish well before one. Each lane has
+# its own docker network and subnet (GPUOPS_MOLECULE_NETWORK /
+# GPUOPS_MOLECULE_NET, read by the molecule.yml files) and its own HOME
+# (Molecule installs a copy of the collection into ~/.ansible there). Every
+# scenario's containers have names of their own, so any two can run at once.
 #
 # MOLECULE_SCENARIOS: the scenarios to run (all by default), in their lane
-# order; MOLECULE_LANES=1 runs them one after the other, as before.
+# order; MOLECULE_LANES=1 runs them one after the other.
 # Each scenario's output goes to .build/molecule-logs/<scenario>.log and is
 # printed whole when the scenario ends; the script fails when any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LANES=${MOLECULE_LANES:-2}
-SCENARIOS=${MOLECULE_SCENARIOS:-slurm slurm_trixie gpu_stack ddp validate health monitoring containers accounting day2 maintenance}
-# Lane of each scenario, balanced on their run times with two lanes side by
-# side on a 2-core machine (slurm 23 min, slurm_trixie 14, ddp 12, gpu_stack 8,
-# monitoring 8, health, validate and containers 5 each).
+SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety health validate accounting day2 maintenance}
+# Lane of each scenario, balanced on their measured run times with two lanes
+# side by side on a 2-core machine: the site cluster and its suites are the
+# longest single part, so its lane takes the short flows.
 declare -A LANE_OF=(
-  [slurm]=0 [slurm_trixie]=0 [accounting]=0 [maintenance]=0
-  [ddp]=1 [monitoring]=1 [gpu_stack]=1 [health]=1 [containers]=1 [day2]=1 [validate]=1
+  [site]=0 [validate]=0 [accounting]=0
+  [slurm_trixie]=1 [gpu_stack]=1 [safety]=1 [health]=1 [day2]=1 [maintenance]=1
 )
 LOGS=.build/molecule-logs
-mkdir -p "$LOGS"
+# What each scenario checked (tests/callback_plugins/gpuops_checks.py), for
+# the table at the end of make test.
+CHECKS=${GPUOPS_CHECKS_DIR:-$PWD/.build/test-report/checks}
+mkdir -p "$LOGS" "$CHECKS"
 
 log() { printf '[molecule-lanes] %s\n' "$*"; }
 
@@ -50,8 +59,9 @@ run_lane() {
   fi
   for s in $(lane_scenarios "$lane"); do
     start=$(date +%s)
+    rm -f "$CHECKS/$s.jsonl"
     rc=0
-    HOME="$home" GPUOPS_MOLECULE_NETWORK="gpuops-molecule$([ "$lane" -gt 0 ] && echo "-$lane")" \
+    HOME="$home" GPUOPS_CHECKS_OUT="$CHECKS/$s.jsonl" GPUOPS_MOLECULE_NETWORK="gpuops-molecule$([ "$lane" -gt 0 ] && echo "-$lane")" \
       GPUOPS_MOLECULE_NET="172.31.$(( 251 + lane * 3 ))" \
       molecule test -s "$s" >"$LOGS/$s.log" 2>&1 || rc=$?
     # One scenario's output at a time, whole, so the lanes do not interleave.

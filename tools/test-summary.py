@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""The table `make test` ends with: each part's time, then each Molecule suite's checks and time.
+
+    tools/test-summary.py .build/test-report
+
+Reads, in that folder:
+  parts.tsv        one line per part of make test: name, seconds, exit code
+                   (tools/test.sh writes it)
+  checks/*.jsonl   one JSON line per task result of a Molecule run (the
+                   gpuops_checks callback; one file per scenario)
+
+A suite is a verify file (molecule/<scenario>/<file>.yml) in the scenario
+that ran it; its checks are the assert and fail results it produced, per
+host, and its time runs from its first task's start to its last task's end.
+Molecule's own phases (check, converge, idempotence) are listed per scenario
+as steps, with their time.
+"""
+import collections
+import json
+import pathlib
+import sys
+
+
+def _fmt(seconds):
+    seconds = int(round(seconds))
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def parts_table(path):
+    rows = []
+    if path.is_file():
+        for line in path.read_text().splitlines():
+            name, secs, rc = line.split("\t")
+            rows.append((name, float(secs), int(rc)))
+    return rows
+
+
+def _runs(path):
+    runs = collections.OrderedDict()
+    for line in path.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        run = runs.setdefault(rec["run"], {"playbook": rec["playbook"], "check_mode": rec["check_mode"],
+                                           "start": rec["start"], "end": rec["end"], "records": []})
+        run["start"] = min(run["start"], rec["start"])
+        run["end"] = max(run["end"], rec["end"])
+        run["records"].append(rec)
+    return sorted(runs.values(), key=lambda r: r["start"])
+
+
+def _phase(run, seen):
+    name = pathlib.Path(run["playbook"]).name
+    if name.startswith("verify"):
+        return "verify"
+    if name == "converge.yml":
+        if run["check_mode"]:
+            return "check"
+        seen["converge"] += 1
+        return "converge" if seen["converge"] == 1 else "idempotence"
+    return name.rsplit(".", 1)[0]
+
+
+def suites_table(folder):
+    """(scenario, step or suite) -> checks, failed, seconds."""
+    table = collections.OrderedDict()
+    for path in sorted(folder.glob("*.jsonl")):
+        scenario = path.stem
+        seen = collections.Counter()
+        top = []
+        for run in _runs(path):
+            # A playbook a verify task ran (a nested converge) is part of that suite.
+            if any(t["start"] <= run["start"] and run["end"] <= t["end"] for t in top):
+                continue
+            top.append(run)
+            phase = _phase(run, seen)
+            if phase != "verify":
+                row = table.setdefault((scenario, "(" + phase + ")"), {"checks": 0, "failed": 0, "seconds": 0.0})
+                row["seconds"] += run["end"] - run["start"]
+                continue
+            spans = collections.OrderedDict()
+            for rec in run["records"]:
+                span = spans.setdefault(rec["suite"], {"checks": 0, "failed": 0, "start": rec["start"], "end": rec["end"]})
+                span["start"] = min(span["start"], rec["start"])
+                span["end"] = max(span["end"], rec["end"])
+                if rec.get("check") and rec["status"] in ("ok", "failed"):
+                    span["checks"] += 1
+                    span["failed"] += rec["status"] == "failed"
+            for suite, span in spans.items():
+                row = table.setdefault((scenario, suite), {"checks": 0, "failed": 0, "seconds": 0.0})
+                row["checks"] += span["checks"]
+                row["failed"] += span["failed"]
+                row["seconds"] += span["end"] - span["start"]
+    return table
+
+
+def main(argv):
+    folder = pathlib.Path(argv[1] if len(argv) > 1 else ".build/test-report")
+    out = []
+    parts = parts_table(folder / "parts.tsv")
+    if parts:
+        out.append("make test, per part")
+        out.append(f"  {'part':<28} {'time':>8}  result")
+        for name, secs, rc in parts:
+            out.append(f"  {name:<28} {_fmt(secs):>8}  {'passed' if rc == 0 else 'FAILED (rc %d)' % rc}")
+            # The Molecule scenarios ran in lanes side by side: their times overlap.
+        out.append(f"  {'total':<28} {_fmt(sum(p[1] for p in parts if not p[0].startswith('molecule: '))):>8}")
+    suites = suites_table(folder / "checks")
+    if suites:
+        out.append("")
+        out.append("Molecule, per scenario and suite (checks: assert/fail results, per host)")
+        out.append(f"  {'scenario':<14} {'suite':<44} {'checks':>6} {'failed':>6} {'time':>7}")
+        totals = collections.Counter()
+        for (scenario, suite), s in suites.items():
+            out.append(f"  {scenario:<14} {suite:<44} {s['checks']:>6} {s['failed']:>6} {_fmt(s['seconds']):>7}")
+            totals["checks"] += s["checks"]
+            totals["failed"] += s["failed"]
+        out.append(f"  {'all':<14} {'':<44} {totals['checks']:>6} {totals['failed']:>6}")
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
