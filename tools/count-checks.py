@@ -1,8 +1,10 @@
-#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Count the check tasks written in the Molecule playbooks, per file.
 
-    tools/count-checks.py             # the working tree
-    tools/count-checks.py REV         # a commit (git show REV:path)
+    python3 tools/count-checks.py             # the working tree
+    python3 tools/count-checks.py REV         # a commit (git show REV:path)
 
 A check task is an assert or fail task, or a task with a failed_when
 condition of its own (not `false`), the same rule as the gpuops_checks

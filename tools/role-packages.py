@@ -1,9 +1,11 @@
-#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The Debian packages the collection's roles install, read from the roles themselves.
 
-    tools/role-packages.py 12      # Debian 12's list, one package a line
-    tools/role-packages.py 13
-    tools/role-packages.py users   # the service accounts the Slurm roles fix: name uid gid
+    python3 tools/role-packages.py 12      # Debian 12's list, one package a line
+    python3 tools/role-packages.py 13
+    python3 tools/role-packages.py users   # the service accounts the Slurm roles fix: name uid gid
 
 Used by tools/build-images.sh for the package layer image (gpuops-pkgs:<suite>):
 the bare image with these packages already installed, for the Molecule

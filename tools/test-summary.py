@@ -1,7 +1,9 @@
-#!/usr/bin/env python3
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The table `make test` ends with: each part's time, then each Molecule suite's checks and time.
 
-    tools/test-summary.py .build/test-report
+    python3 tools/test-summary.py .build/test-report
 
 Reads, in that folder:
   parts.tsv        one line per part of make test: name, seconds, exit code

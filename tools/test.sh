@@ -3,7 +3,12 @@
 # happened, the table of parts and of Molecule suites (tools/test-summary.py).
 # Fails when a part fails, after the table.
 #
-#   TEST_PARTS="lint units"   only these parts (default: all, in this order)
+#   TEST_PARTS="lint units"   only these parts (default: all)
+#
+# First the setup (venv, Docker daemon, apt cache, images, wheelhouse); then
+# the Molecule lanes start in the background and the other parts run one
+# after the other beside them (lint, sanity, units, pytest, rules,
+# dist-test); a failed part stops the parts after it, Molecule runs to its end.
 #
 # Interrupted (Ctrl-C, or SIGTERM to the process group): the parts stop, the
 # Molecule containers of this run are removed, and the Docker daemon and a
@@ -21,6 +26,7 @@ log() { printf '[make test] %s\n' "$*"; }
 
 # Containers and networks a Molecule run made (the docker driver labels its
 # containers owner=molecule); the lab's (label gpuops.lab) are not touched.
+# shellcheck disable=SC2329  # called from the trap and below
 clean_molecule() {
   if docker info >/dev/null 2>&1; then
     docker ps -aq --filter label=owner=molecule | xargs -r docker rm -f >/dev/null 2>&1 || true
@@ -28,19 +34,22 @@ clean_molecule() {
   fi
 }
 
+# shellcheck disable=SC2329  # called from the trap and below
 summary() {
   python3 tools/test-summary.py "$REPORT" || true
 }
 
 # Every process below this script (the part's make, molecule, ansible).
+# shellcheck disable=SC2329  # called from the trap
 descendants() {
-  local pid child
+  local child
   for child in $(ps -o pid= --ppid "$1" 2>/dev/null); do
     descendants "$child"
     echo "$child"
   done
 }
 
+# shellcheck disable=SC2329  # the INT and TERM trap
 interrupted() {
   trap '' INT TERM
   log "interrupted: stopping the parts and removing this run's Molecule containers"
@@ -60,21 +69,46 @@ mkdir -p "$REPORT/checks"
 # What an interrupted run left behind (its containers, lane networks).
 clean_molecule
 
-failed=0
-for part in $PARTS; do
+# One part, timed, its line appended to parts.tsv. Run in the background
+# and waited for, so that a signal reaches the trap at once.
+run_part() {  # name make-target...
+  local name=$1 start rc=0
+  shift
   start=$(date +%s)
-  rc=0
-  log "part $part"
-  # In the background and waited for, so that a signal reaches the trap at once.
-  if [ "$part" = molecule ]; then
-    GPUOPS_CHECKS_DIR="$PWD/$REPORT/checks" "$MAKE_CMD" --no-print-directory molecule &
-  else
-    "$MAKE_CMD" --no-print-directory "$part" &
-  fi
+  log "part $name: start"
+  "$MAKE_CMD" --no-print-directory "$@" &
   wait $! || rc=$?
-  printf '%s\t%s\t%s\n' "$part" "$(( $(date +%s) - start ))" "$rc" >>"$REPORT/parts.tsv"
-  if [ "$rc" -ne 0 ]; then failed=1; break; fi
+  printf '%s\t%s\t%s\n' "$name" "$(( $(date +%s) - start ))" "$rc" >>"$REPORT/parts.tsv"
+  log "part $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (rc $rc)") in $(( $(date +%s) - start )) s"
+  return "$rc"
+}
+
+failed=0
+molecule_pid=""
+others=()
+for part in $PARTS; do
+  [ "$part" = molecule ] || others+=("$part")
 done
+# What every part needs, once: the venv, the Docker daemon, the apt cache,
+# the images and the torch wheelhouse (each a no-op when done).
+setup=(venv)
+if [[ " $PARTS " == *" molecule "* || " $PARTS " == *" dist-test "* ]]; then setup+=(images wheelhouse); fi
+run_part setup "${setup[@]}" || failed=1
+if [ "$failed" -eq 0 ] && [[ " $PARTS " == *" molecule "* ]]; then
+  # Molecule's clusters spend much of their time waiting for jobs, scrapes
+  # and timeouts: the other parts run beside them, one after the other.
+  export GPUOPS_CHECKS_DIR="$PWD/$REPORT/checks"
+  run_part molecule molecule &
+  molecule_pid=$!
+fi
+if [ "$failed" -eq 0 ]; then
+  for part in "${others[@]}"; do
+    run_part "$part" "$part" || { failed=1; break; }
+  done
+fi
+if [ -n "$molecule_pid" ]; then
+  wait "$molecule_pid" || failed=1
+fi
 # Each Molecule part (scenario) with its time, from the lanes' results.
 if [[ " $PARTS " == *" molecule "* ]] && [ -f .build/molecule-logs/.results ]; then
   while read -r s rc secs; do printf 'molecule: %s\t%s\t%s\n' "$s" "$secs" "$rc"; done \
@@ -82,5 +116,5 @@ if [[ " $PARTS " == *" molecule "* ]] && [ -f .build/molecule-logs/.results ]; t
 fi
 echo
 summary
-[ "$failed" -eq 0 ] && log "all parts passed" || log "a part FAILED"
+if [ "$failed" -eq 0 ]; then log "all parts passed"; else log "a part FAILED"; fi
 exit "$failed"

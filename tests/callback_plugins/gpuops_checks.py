@@ -63,7 +63,6 @@ class CallbackModule(CallbackBase):
         # The file the play is written in: an imported suite's own file.
         self._play_path = (play.get_path() or ":").rsplit(":", 1)[0]
 
-
     def _task_start(self, task):
         self._started[task._uuid] = time.time()
 
