@@ -17,7 +17,10 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import copy
+import math
 import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
 
 class AlertRulesError(Exception):
@@ -71,7 +74,13 @@ _RESERVED_LABELS = ("severity", "alertname")
 
 
 def _is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """An int or float a rule can print: not a bool, finite (YAML's .inf and .nan are floats), within a float."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return not (math.isinf(value) or math.isnan(value))
+    except OverflowError:  # an int beyond what a float holds
+        return False
 
 
 def _num(value):
@@ -86,71 +95,76 @@ def _quote(text):
     return '"%s"' % text.replace("\\", "\\\\").replace('"', '\\"')
 
 
+def _key(key):
+    """A mapping key as a message names it (text as is, anything else as shown)."""
+    return key if isinstance(key, str) else shown(key)
+
+
 def alert_settings_errors(settings):
     """Messages (naming the prometheus_alert_ variable and the fix) for settings the rules cannot use."""
     if not isinstance(settings, dict):
-        return ["the alert settings must be a mapping of the prometheus_alert_ variables without the prefix, not %r."
-                % (settings,)]
+        return ["the alert settings must be a mapping of the prometheus_alert_ variables without the prefix, not %s."
+                % shown(settings)]
     errors = []
-    unknown = sorted(str(key) for key in settings if key not in DEFAULTS)
+    unknown = sorted(_key(key) for key in settings if key not in DEFAULTS)
     if unknown:
         errors.append("unknown alert setting(s) %s: the settings are %s (variables prometheus_alert_<setting>)."
                       % (", ".join(unknown), ", ".join(sorted(DEFAULTS))))
     durations = settings.get("for", {})
     if not isinstance(durations, dict):
-        errors.append("prometheus_alert_for must be a mapping of rule to duration (gpu_too_hot: 5m), not %r."
-                      % (durations,))
+        errors.append("prometheus_alert_for must be a mapping of rule to duration (gpu_too_hot: 5m), not %s."
+                      % shown(durations))
         durations = {}
-    wrong = sorted(str(key) for key in durations if key not in RULE_KEYS)
+    wrong = sorted(_key(key) for key in durations if key not in RULE_KEYS)
     if wrong:
         errors.append("prometheus_alert_for names unknown rule(s) %s: use %s." % (", ".join(wrong), ", ".join(RULE_KEYS)))
     for key in RULE_KEYS:
         if key in durations and not (isinstance(durations[key], str) and _DURATION_RE.match(durations[key])):
-            errors.append("prometheus_alert_for.%s is %r: give a Prometheus duration such as 0s, 30s, 5m or 1h30m."
-                          % (key, durations[key]))
+            errors.append("prometheus_alert_for.%s is %s: give a Prometheus duration such as 0s, 30s, 5m or 1h30m."
+                          % (key, shown(durations[key])))
     severities = settings.get("severity", {})
     if not isinstance(severities, dict):
-        errors.append("prometheus_alert_severity must be a mapping of rule to severity (gpu_too_hot: critical), not %r."
-                      % (severities,))
+        errors.append("prometheus_alert_severity must be a mapping of rule to severity (gpu_too_hot: critical), not %s."
+                      % shown(severities))
         severities = {}
-    wrong = sorted(str(key) for key in severities if key not in RULE_KEYS)
+    wrong = sorted(_key(key) for key in severities if key not in RULE_KEYS)
     if wrong:
         errors.append("prometheus_alert_severity names unknown rule(s) %s: use %s."
                       % (", ".join(wrong), ", ".join(RULE_KEYS)))
     for key in RULE_KEYS:
         if key in severities and not (isinstance(severities[key], str) and _SEVERITY_RE.match(severities[key])):
-            errors.append("prometheus_alert_severity.%s is %r: give a word such as critical, warning or info."
-                          % (key, severities[key]))
+            errors.append("prometheus_alert_severity.%s is %s: give a word such as critical, warning or info."
+                          % (key, shown(severities[key])))
     low, high = TEMPERATURE_RANGE
     temperature = settings.get("gpu_temperature_c", DEFAULTS["gpu_temperature_c"])
     if not _is_number(temperature) or not low <= temperature <= high:
-        errors.append("prometheus_alert_gpu_temperature_c is %r: give degrees Celsius from %d to %d."
-                      % (temperature, low, high))
+        errors.append("prometheus_alert_gpu_temperature_c is %s: give degrees Celsius from %d to %d."
+                      % (shown(temperature), low, high))
     for key in ("disk_free_ratio", "shared_free_ratio"):
         ratio = settings.get(key, DEFAULTS[key])
         if not _is_number(ratio) or not 0 < ratio < 1:
-            errors.append("prometheus_alert_%s is %r: give the free fraction below which the alert fires, "
-                          "between 0 and 1 (0.1 for 10%%)." % (key, ratio))
+            errors.append("prometheus_alert_%s is %s: give the free fraction below which the alert fires, "
+                          "between 0 and 1 (0.1 for 10%%)." % (key, shown(ratio)))
     mountpoint = settings.get("shared_mountpoint", DEFAULTS["shared_mountpoint"])
     if not isinstance(mountpoint, str) or not mountpoint.startswith("/") or "\n" in mountpoint:
-        errors.append("prometheus_alert_shared_mountpoint is %r: give the absolute path the shared storage is "
-                      "mounted at (/shared)." % (mountpoint,))
+        errors.append("prometheus_alert_shared_mountpoint is %s: give the absolute path the shared storage is "
+                      "mounted at (/shared)." % shown(mountpoint))
     labels = settings.get("extra_labels", {})
     if not isinstance(labels, dict):
         errors.append("prometheus_alert_extra_labels must be a mapping of label name to value (cluster: gpu-a), "
-                      "not %r." % (labels,))
+                      "not %s." % shown(labels))
         labels = {}
-    for name in sorted(labels, key=str):
+    for name in sorted(labels, key=_key):
         value = labels[name]
         if not isinstance(name, str) or not _LABEL_NAME_RE.match(name) or name.startswith("__"):
-            errors.append("prometheus_alert_extra_labels has the label name %r: give letters, digits and _ "
-                          "(not starting with a digit or __)." % (name,))
+            errors.append("prometheus_alert_extra_labels has the label name %s: give letters, digits and _ "
+                          "(not starting with a digit or __)." % shown(name))
         elif name in _RESERVED_LABELS:
             errors.append("prometheus_alert_extra_labels sets %s: %s" % (
                 name, "set prometheus_alert_severity per rule instead." if name == "severity"
                 else "Prometheus sets alertname itself; remove it."))
         elif not isinstance(value, str) and not _is_number(value):
-            errors.append("prometheus_alert_extra_labels.%s is %r: give a string." % (name, value))
+            errors.append("prometheus_alert_extra_labels.%s is %s: give a string." % (name, shown(value)))
     return errors
 
 

@@ -16,6 +16,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, shown
+
 # The most reads clock_sample takes of one host.
 MAX_SAMPLES = 50
 
@@ -27,10 +29,12 @@ class ClockError(Exception):
 
 
 def parse_epoch(text):
-    """Seconds since the epoch from ``date +%s.%N`` output (a date without %N support prints '%N': refused)."""
-    match = _EPOCH.match(text or "")
+    """Seconds since the epoch from ``date +%s.%N`` output, text or bytes (a date without %N support prints '%N':
+    refused)."""
+    text = as_text(text if text is not None else "", "date +%s.%N", ClockError)
+    match = _EPOCH.match(text)
     if not match:
-        raise ClockError("date +%%s.%%N printed %r, not seconds since the epoch (GNU date is needed)" % (text or "")[:60])
+        raise ClockError("date +%%s.%%N printed %s, not seconds since the epoch (GNU date is needed)" % shown(text))
     fraction = match.group(2) or "0"
     return int(match.group(1)) + int(fraction) / (10.0 ** len(fraction))
 

@@ -23,9 +23,10 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._text import unique
 # The line every modulefile the role writes starts its comment with (so that only those are ever removed).
 MARKER = "## Managed by gpuops.cluster.env_modules"
 
-_CUDA_DIR = re.compile(r"^cuda-([0-9]+)\.([0-9]+)$")
+# Versions are read with at most 4 digits a part (int() refuses 4,300 and reads Unicode digits).
+_CUDA_DIR = re.compile(r"cuda-([0-9]{1,4})\.([0-9]{1,4})\Z")
 # A distribution package version: optional epoch, then major.minor (Debian: 11.8.89~11.8.0-5~deb12u1).
-_PKG_VERSION = re.compile(r"^(?:[0-9]+:)?([0-9]+)\.([0-9]+)(?:[.~+-]|$)")
+_PKG_VERSION = re.compile(r"(?:[0-9]{1,9}:)?([0-9]{1,4})\.([0-9]{1,4})(?:[.~+-]|\Z)")
 # A path Lmod's MODULEPATH file and the colon-separated MODULEPATH can hold: absolute, no blank, colon or quote.
 _PLAIN_PATH = re.compile(r"^/[^\s:'\"\\$`]*$")
 

@@ -113,13 +113,19 @@ def _pci_key(text):
 
 
 def xid_samples(xid_state, smi=None):
-    """gpuops_gpu_xid_errors_total per (GPU, XID) from the health check's XID state (its "counts")."""
+    """gpuops_gpu_xid_errors_total per (GPU, XID) from the health check's XID state (its "counts").
+
+    xid_state is the state file as json.load gave it: a file of another shape (hand-edited, truncated) gives no
+    sample, and an entry of another shape is left out; the scrape goes on.
+    """
     gpus = {}
     for gpu in (smi or {}).get("gpus") or []:
         gpus[_pci_key(gpu.get("pci_bus_id"))] = str(gpu.get("index"))
     out = []
-    for item in (xid_state or {}).get("counts") or []:
-        if not isinstance(item, dict) or not isinstance(item.get("count"), int) or isinstance(item.get("count"), bool):
+    counts = xid_state.get("counts") if isinstance(xid_state, dict) else None
+    for item in counts if isinstance(counts, list) else []:
+        if not isinstance(item, dict) or not isinstance(item.get("count"), int) or isinstance(item.get("count"), bool) \
+                or not isinstance(item.get("pci") or "", str) or not isinstance(item.get("xid"), int):
             continue
         pci = str(item.get("pci") or "")
         out.append((PREFIX + "xid_errors_total", {"pci_bus_id": pci, "xid": str(item.get("xid")),

@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import unique
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown, unique
 
 try:
     from urllib.parse import urlsplit
@@ -92,8 +92,31 @@ def driver_plan(settings):
     }
 
 
+_PART_RE = re.compile(r"[0-9]{1,9}\Z")
+
+
 def _version_key(version):
-    return tuple(int(part) if part.isdigit() else 0 for part in version.split("."))
+    """Sort key of a version: its parts as numbers; a part that is not 1 to 9 ASCII digits counts 0.
+
+    (str.isdigit() passes '\u00b2', which int() refuses, and int() refuses 4,300 digits: neither is a version.)
+    """
+    return tuple(int(part) if _PART_RE.match(part) else 0 for part in version.split("."))
+
+
+def _versions(value, variable):
+    """A list of versions as text; GpuPlanError naming variable for anything else."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)) or not all(
+            isinstance(item, str) or (isinstance(item, (int, float)) and not isinstance(item, bool)) for item in value):
+        raise GpuPlanError("%s must be a list of versions such as ['12.8'], not %s" % (variable, shown(value)))
+    out = []
+    for item in value:
+        text = item if isinstance(item, str) else shown(item)
+        if len(text) > 64:
+            raise GpuPlanError("%s: %s is not a version such as 12.8" % (variable, shown(item)))
+        out.append(text)
+    return out
 
 
 def cuda_plan(settings):
@@ -104,10 +127,10 @@ def cuda_plan(settings):
     """
     source = _text(settings.get("source"))
     distro = source == "distro"
-    versions = [str(item) for item in settings.get("versions") or []]
+    versions = _versions(settings.get("versions"), "cuda_versions")
     if not versions:
-        versions = [str(item) for item in (settings.get("distro_versions") if distro
-                                           else settings.get("nvidia_default_versions")) or []]
+        versions = _versions(settings.get("distro_versions") if distro else settings.get("nvidia_default_versions"),
+                             "the OS data's CUDA versions")
     default = _text(settings.get("default_version")) or (sorted(versions, key=_version_key)[-1] if versions else "")
     toolkits = []
     for version in versions:
@@ -125,5 +148,5 @@ def cuda_plan(settings):
         "pkg_manager": settings.get("pkg_manager") or "",
         "default": default,
         "toolkits": toolkits,
-        "distro_versions": [str(item) for item in settings.get("distro_versions") or []],
+        "distro_versions": _versions(settings.get("distro_versions"), "the OS data's CUDA versions"),
     }

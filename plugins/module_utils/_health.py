@@ -20,7 +20,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import slurm_type_name
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, shown
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     ValidateError,
     gres_gpu_count,
@@ -92,52 +92,82 @@ class HealthError(Exception):
 # --------------------------------------------------------------------------
 # Settings (the role writes them to the node; its preflight calls this)
 
-def _int(value):
+_WHOLE_RE = re.compile(r"\s*([0-9]{1,18})\s*\Z")
+
+
+def whole_number(value):
+    """value as a whole number: an int (not a bool), or text of at most 18 ASCII digits with blanks around; else None.
+
+    (Python's int() reads far more: Unicode digits, 4,300 digits, '1_000'; isdigit() passes '\u00b2', which int()
+    refuses. Settings, Slurm's environment and state files are read with this.)
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
-    if isinstance(value, str) and re.match(r"^\s*\d+\s*$", value):
-        return int(value)
+    if isinstance(value, str):
+        match = _WHOLE_RE.match(value)
+        if match:
+            return int(match.group(1))
     return None
 
 
+_int = whole_number
+
+
+def setting_seconds(settings, key, default, low, high):
+    """A time limit of the settings file the program reads (health.json): the whole number of seconds there when it
+    is one from low to high, else default (the role checks the settings; a file edited by hand must not stop a run)."""
+    value = whole_number(settings.get(key)) if isinstance(settings, dict) else None
+    return value if value is not None and low <= value <= high else default
+
+
+def _name(key):
+    return key if isinstance(key, str) else shown(key)
+
+
 def settings_errors(settings):
-    """Messages (naming the node_health_ variable and the fix) for settings the health check cannot use."""
+    """Messages (naming the node_health_ variable and the fix) for settings the health check cannot use.
+
+    Any value of any type (YAML's .inf, .nan, dates, binary included) gives a message; this never raises.
+    """
+    if not isinstance(settings, dict):
+        return ["the node_health settings must be a mapping of the node_health_ variables, not %s." % shown(settings)]
     errors = []
     checks = settings.get("checks")
     if not isinstance(checks, dict):
-        errors.append("node_health_checks must be a mapping of check name to true/false, not %r." % (checks,))
+        errors.append("node_health_checks must be a mapping of check name to true/false, not %s." % shown(checks))
         checks = {}
-    unknown = sorted(str(name) for name in checks if name not in CHECKS)
+    unknown = sorted(_name(name) for name in checks if name not in CHECKS)
     if unknown:
         errors.append("node_health_checks names unknown check(s) %s: use %s." % (", ".join(unknown), ", ".join(CHECKS)))
-    wrong = sorted(str(name) for name, value in checks.items() if name in CHECKS and not isinstance(value, bool))
+    wrong = sorted(name for name, value in checks.items() if name in CHECKS and not isinstance(value, bool))
     if wrong:
         errors.append("node_health_checks: %s must be true or false." % ", ".join(wrong))
     xids = settings.get("xid_drain")
     if not isinstance(xids, list):
-        errors.append("node_health_xid_drain must be a list of XID numbers, not %r." % (xids,))
+        errors.append("node_health_xid_drain must be a list of XID numbers, not %s." % shown(xids))
     else:
-        bad = [repr(item) for item in xids if _int(item) not in XID_CATALOG]
+        bad = [shown(item, 20) for item in xids if _int(item) not in XID_CATALOG]
         if bad:
             errors.append("node_health_xid_drain has unknown XID(s) %s: give numbers from NVIDIA's XID catalogue (%s)."
-                          % (", ".join(bad), ", ".join(str(number) for number in sorted(XID_CATALOG))))
+                          % (", ".join(bad[:10]) + (" and %d more" % (len(bad) - 10) if len(bad) > 10 else ""),
+                             ", ".join(str(number) for number in sorted(XID_CATALOG))))
     kinds = settings.get("memory_drain")
     if not isinstance(kinds, list) or any(kind not in MEMORY_KINDS for kind in kinds):
-        errors.append("node_health_memory_drain must be a list of %s, not %r." % (", ".join(MEMORY_KINDS), kinds))
+        errors.append("node_health_memory_drain must be a list of %s, not %s." % (", ".join(MEMORY_KINDS), shown(kinds)))
     for key, low, high in (("nvidia_smi_timeout_s", 1, 300), ("kill_grace_s", 0, 120), ("kill_wait_s", 1, 120)):
         value = _int(settings.get(key))
         if value is None or not low <= value <= high:
-            errors.append("node_health_%s is %r: give a whole number of seconds from %d to %d."
-                          % (key, settings.get(key), low, high))
+            errors.append("node_health_%s is %s: give a whole number of seconds from %d to %d."
+                          % (key, shown(settings.get(key)), low, high))
     log = settings.get("kernel_log")
-    if not isinstance(log, str) or not log.startswith("/"):
-        errors.append("node_health_kernel_log is %r: give /dev/kmsg or the absolute path of a file the kernel "
-                      "log is written to (kern.log)." % (log,))
+    if not isinstance(log, str) or not log.startswith("/") or "\n" in log or "\x00" in log:
+        errors.append("node_health_kernel_log is %s: give /dev/kmsg or the absolute path of a file the kernel "
+                      "log is written to (kern.log)." % shown(log))
     rdma = settings.get("rdma_expected")
-    if rdma not in (True, False, "auto"):
-        errors.append("node_health_rdma_expected is %r: give auto, true or false." % (rdma,))
+    if not (rdma is True or rdma is False or rdma == "auto"):
+        errors.append("node_health_rdma_expected is %s: give auto, true or false." % shown(rdma))
     return errors
 
 
@@ -221,20 +251,78 @@ def parse_log_text(text):
     return [event for event in (parse_xid_line(line) for line in text.splitlines()) if event]
 
 
+def _is_whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _open_events(items):
+    """The open XIDs of a state file: the entries of the right shape ({xid, pci, detail}), at most 64."""
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and _is_whole(item.get("xid")) and isinstance(item.get("pci"), str) \
+                and isinstance(item.get("detail", ""), str):
+            out.append({"xid": item["xid"], "pci": item["pci"], "detail": item.get("detail", "")})
+    return out[:64]
+
+
+def _counts(items):
+    """The XID counts of a state file: the entries of the right shape ({pci, xid, count >= 0}), at most 256."""
+    out = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("pci"), str) and _is_whole(item.get("xid")) \
+                and _is_whole(item.get("count")) and item["count"] >= 0:
+            out.append({"pci": item["pci"], "xid": item["xid"], "count": item["count"]})
+    return out[:256]
+
+
+def _position(value):
+    """Where the last read of the kernel log ended: {kmsg_seq} or {inode, offset}, whole numbers; else {} (from the
+    start)."""
+    if isinstance(value, dict):
+        if set(value) == {"kmsg_seq"} and _is_whole(value["kmsg_seq"]) and value["kmsg_seq"] >= 0:
+            return {"kmsg_seq": value["kmsg_seq"]}
+        if set(value) == {"inode", "offset"} and all(_is_whole(value[key]) and value[key] >= 0 for key in value):
+            return {"inode": value["inode"], "offset": value["offset"]}
+    return {}
+
+
+def read_xid_state(data, boot_id):
+    """The XID state file (xid.json, as json.load gave it) as a run uses it: {boot_id, open, counts, position}.
+
+    A file of another boot reads as a fresh state; so does a file of any other shape (hand-edited, truncated, of
+    an older version), and an entry of the wrong shape is left out: a bad file never stops a run or a scrape.
+    """
+    data = data if isinstance(data, dict) and data.get("boot_id") == boot_id else {}
+    return {"boot_id": boot_id, "open": _open_events(data.get("open")), "counts": _counts(data.get("counts")),
+            "position": _position(data.get("position"))}
+
+
+def read_stuck(data):
+    """The stuck processes file (stuck.json) as a run uses it: [{pid, start, why}], entries of another shape left
+    out (at most 64)."""
+    out = []
+    for item in data if isinstance(data, list) else []:
+        if isinstance(item, dict) and _is_whole(item.get("pid")) and item["pid"] > 1:
+            start = item.get("start")
+            why = item.get("why")
+            out.append({"pid": item["pid"], "start": start if isinstance(start, str) else None,
+                        "why": why if isinstance(why, str) else "a process a job left behind"})
+    return out[-64:]
+
+
 def xid_state(state, boot_id, events, drain_xids):
     """The XID state after this read: the draining XIDs seen since boot that nobody cleared.
 
     state: the previous one ({"boot_id", "open": [events], "counts": [...]})
-    or None. A new boot (another boot_id) closes every open XID and starts
-    the counts again: the GPUs were reset. "counts" holds every XID since
-    boot as {pci, xid, count} (the GPU exporter's counter; 256 kinds at most).
+    or None, of any shape (read as read_xid_state reads it). A new boot
+    (another boot_id) closes every open XID and starts the counts again: the
+    GPUs were reset. "counts" holds every XID since boot as {pci, xid,
+    count} (the GPU exporter's counter; 256 kinds at most).
     """
-    state = dict(state or {})
-    if state.get("boot_id") != boot_id:
-        state = {"boot_id": boot_id, "open": []}
-    drain = set(_int(item) for item in drain_xids)
-    opened = list(state.get("open") or [])
-    counts = dict(((item.get("pci"), item.get("xid")), item.get("count") or 0) for item in state.get("counts") or [])
+    state = read_xid_state(state, boot_id)
+    drain = set(_int(item) for item in drain_xids if not isinstance(item, (list, dict)))
+    opened = state["open"]
+    counts = dict(((item["pci"], item["xid"]), item["count"]) for item in state["counts"])
     for event in events:
         if event["xid"] in drain and len(opened) < 64:
             opened.append(dict((key, event[key]) for key in ("xid", "pci", "detail")))
@@ -256,8 +344,8 @@ def xid_result(node, state, events, drain_xids, source_error=None):
     """xid: fails while a draining XID is open (until reboot or gpuops-health clear-xid); others are reported."""
     if source_error:
         return result(node, "xid", NOT_RUN, None, [], "cannot read the kernel log: %s" % source_error)
-    opened = (state or {}).get("open") or []
-    drain = set(_int(item) for item in drain_xids)
+    opened = _open_events(state.get("open") if isinstance(state, dict) else None)
+    drain = set(_int(item) for item in drain_xids if not isinstance(item, (list, dict)))
     reported = [event for event in events if event["xid"] not in drain]
     if opened:
         seen = []
@@ -337,11 +425,16 @@ def driver_version_result(node, driver, pinned):
 # The epilog: processes the finished job left on the node
 
 def job_gpu_minors(slurm_job_gpus, minors):
-    """Device minors of the job's GPUs from SLURM_JOB_GPUS ("0,2": Slurm's indices of the node's GPUs)."""
+    """Device minors of the job's GPUs from SLURM_JOB_GPUS ("0,2": Slurm's indices of the node's GPUs).
+
+    An item that is not a whole number (of at most 18 digits), or beyond the node's GPUs, is left out.
+    """
     out = []
-    for item in (slurm_job_gpus or "").split(","):
-        index = _int(item.strip())
-        if index is not None and index < len(minors or []):
+    minors = minors if isinstance(minors, list) else []
+    text = slurm_job_gpus if isinstance(slurm_job_gpus, str) else ""
+    for item in text.split(","):
+        index = _int(item)
+        if index is not None and 0 <= index < len(minors):
             out.append(minors[index])
     return out
 
@@ -544,7 +637,18 @@ def _reason_check(reason):
 
 
 def _strip_stamp(reason):
-    return re.sub(r"\s*\[[^\]]*@[^\]]*\]\s*$", "", reason or "").strip()
+    """reason without the ' [user@time]' Slurm appends: the last [...] holding an @, if the reason ends with it.
+
+    Found by index, in linear time. The pattern it replaces (a [, text without ], an @, text without ], a ] at
+    the end) took time of the cube of the length on a reason of many '[@' (an admin's, starting gpuops-health:).
+    """
+    text = (reason or "").rstrip()
+    if text.endswith("]"):
+        # The stamp's [ is the first one after the ] before the last (its text holds no ]).
+        start = text.find("[", text.rfind("]", 0, len(text) - 1) + 1, len(text) - 1)
+        if start != -1 and "@" in text[start + 1:-1]:
+            text = text[:start]
+    return text.strip()
 
 
 def summary(node, mode, results, decision, at, duration_s):

@@ -17,6 +17,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
+
 _NAME = re.compile(r"^[a-z_][a-z0-9_.-]{0,31}\$?$")
 _PATH = re.compile(r"^/[^:\x00-\x1f\x7f]*$")
 _COMMENT = re.compile(r"^[^:\x00-\x1f\x7f]*$")
@@ -26,22 +28,26 @@ class AccountsError(Exception):
     """Wanted accounts that cannot be planned (bad names, ids or fields)."""
 
 
+_DIGITS = re.compile(r"\s*([0-9]{1,10})\s*\Z")
+
+
 def _id(value, what):
-    if isinstance(value, bool):
-        raise AccountsError("%s must be a number from 0 to 4294967294, got %r" % (what, value))
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
-        raise AccountsError("%s must be a number from 0 to 4294967294, got %r" % (what, value))
-    if not 0 <= number <= 4294967294:
-        raise AccountsError("%s must be a number from 0 to 4294967294, got %r" % (what, value))
+    """value as a uid or gid: an int, or text of ASCII digits; a float (YAML's .inf, .nan, 1000.5), a bool or
+    anything else is refused (int() would truncate 1000.5 and raise OverflowError on .inf)."""
+    number = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _DIGITS.match(value):
+        number = int(_DIGITS.match(value).group(1))
+    if number is None or not 0 <= number <= 4294967294:
+        raise AccountsError("%s must be a number from 0 to 4294967294, got %s" % (what, shown(value)))
     return number
 
 
 def _name(value, what):
     if not isinstance(value, str) or not _NAME.fullmatch(value):
-        raise AccountsError("%s must be a POSIX account name (lower case, digits, _ . -; at most 32), got %r"
-                            % (what, value))
+        raise AccountsError("%s must be a POSIX account name (lower case, digits, _ . -; at most 32), got %s"
+                            % (what, shown(value)))
     return value
 
 
@@ -53,9 +59,12 @@ def normalise(groups, users):
     already on the host.
     """
     out_groups, out_users, seen = [], [], set()
+    for what, value in (("groups", groups), ("users", users)):
+        if value is not None and not isinstance(value, (list, tuple)):
+            raise AccountsError("%s must be a list, got %s" % (what, shown(value)))
     for i, g in enumerate(groups or []):
         if not isinstance(g, dict):
-            raise AccountsError("groups[%d] must be a dict with name and gid, got %r" % (i, g))
+            raise AccountsError("groups[%d] must be a dict with name and gid, got %s" % (i, shown(g)))
         name = _name(g.get("name"), "groups[%d].name" % i)
         if ("g", name) in seen:
             raise AccountsError("group %s is listed twice" % name)
@@ -64,7 +73,8 @@ def normalise(groups, users):
                            "system": bool(g.get("system", False))})
     for i, u in enumerate(users or []):
         if not isinstance(u, dict):
-            raise AccountsError("users[%d] must be a dict with name, uid, group, home and shell, got %r" % (i, u))
+            raise AccountsError("users[%d] must be a dict with name, uid, group, home and shell, got %s"
+                                % (i, shown(u)))
         name = _name(u.get("name"), "users[%d].name" % i)
         if ("u", name) in seen:
             raise AccountsError("user %s is listed twice" % name)
@@ -72,11 +82,12 @@ def normalise(groups, users):
         for field in ("home", "shell"):
             value = u.get(field)
             if not isinstance(value, str) or not _PATH.fullmatch(value):
-                raise AccountsError("%s of user %s must be an absolute path without ':' or control characters, got %r"
-                                    % (field, name, value))
+                raise AccountsError("%s of user %s must be an absolute path without ':' or control characters, got %s"
+                                    % (field, name, shown(value)))
         comment = u.get("comment", "")
         if not isinstance(comment, str) or not _COMMENT.fullmatch(comment):
-            raise AccountsError("comment of user %s must be one line without ':' or control characters, got %r" % (name, comment))
+            raise AccountsError("comment of user %s must be one line without ':' or control characters, got %s"
+                                % (name, shown(comment)))
         out_users.append({"name": name, "uid": _id(u.get("uid"), "uid of user %s" % name),
                           "group": _name(u.get("group"), "group of user %s" % name),
                           "home": u["home"], "shell": u["shell"], "comment": comment,

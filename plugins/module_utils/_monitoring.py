@@ -19,13 +19,13 @@ import ipaddress
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import node_name
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
 
 class MonitoringError(Exception):
     """Input the monitoring plan cannot use."""
 
 
-_DURATION_RE = re.compile(r"^(?:[0-9]+(?:ms|s|m|h|d|w|y))+$")
 JOBS = ("node", "gpu", "slurm")
 
 
@@ -138,47 +138,105 @@ def alertmanager_config(settings):
     return config
 
 
+# The exporters' port variables, by scrape job.
+_PORT_VARIABLES = {"node": "node_exporter", "gpu": "gpu_exporter", "slurm": "slurm_exporter"}
+# What a setting holds when it is set (None is "not set"): (key, variable, type, what to give).
+_SHAPES = (
+    ("external_labels", "prometheus_external_labels", dict, "a mapping of label name to value (cluster: lab)"),
+    ("rule_files", "prometheus_rule_files", list, "a list of rule file paths"),
+    ("extra_scrape_configs", "prometheus_extra_scrape_configs", list,
+     "a list of Prometheus scrape configs (mappings with a job_name)"),
+    ("route", "prometheus_alertmanager_route", dict, "a mapping of Alertmanager route settings (repeat_interval: 4h)"),
+    ("inhibit_rules", "prometheus_alertmanager_inhibit_rules", list, "a list of Alertmanager inhibit rules"),
+)
+
+
 def settings_errors(settings):
-    """Messages naming the variable and the fix, for the monitoring settings."""
+    """Messages naming the variable and the fix, for the monitoring settings (any value of any type; never raises)."""
+    if not isinstance(settings, dict):
+        return ["the monitoring settings must be a mapping of the prometheus_ settings, not %s" % shown(settings)]
     errors = []
+    seconds = {}
     for key in ("scrape_interval", "scrape_timeout", "evaluation_interval", "retention_time"):
         value = settings.get(key)
-        if value is not None and not _DURATION_RE.match(str(value)):
-            errors.append("prometheus_%s: %r is not a Prometheus duration: write it like 15s, 1m or 30d"
-                          % (key, value))
-    for key, port in sorted((settings.get("ports") or {}).items()):
+        if value is None:
+            continue
+        seconds[key] = duration_seconds(value)
+        if seconds[key] is None:
+            errors.append("prometheus_%s: %s is not a Prometheus duration: write it like 15s, 1m or 30d"
+                          % (key, shown(value)))
+    ports = settings.get("ports")
+    if ports is not None and not isinstance(ports, dict):
+        errors.append("gpuops_monitoring_*_port: the ports must be a mapping of service to port, not %s" % shown(ports))
+        ports = {}
+    good = []
+    for key in sorted(ports or {}, key=_sort_key):
+        port = ports[key]
         if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
-            errors.append("gpuops_monitoring_%s_port: %r is not a TCP port: give a number from 1 to 65535"
-                          % ({"node": "node_exporter", "gpu": "gpu_exporter", "slurm": "slurm_exporter"}.get(key, key),
-                             port))
-    ports = [port for port in (settings.get("ports") or {}).values() if isinstance(port, int)]
-    if len(ports) != len(set(ports)):
-        errors.append("gpuops_monitoring_*_port: two services have the same port (%s): give each its own"
-                      % ", ".join(str(port) for port in sorted(ports)))
-    if settings.get("scrape_interval") and settings.get("scrape_timeout"):
-        if _seconds(settings["scrape_timeout"]) > _seconds(settings["scrape_interval"]):
-            errors.append("prometheus_scrape_timeout: %s is longer than prometheus_scrape_interval %s: "
-                          "make it shorter" % (settings["scrape_timeout"], settings["scrape_interval"]))
-    receivers = settings.get("receivers")
-    if receivers is not None:
-        if not isinstance(receivers, list) or not receivers:
-            errors.append("prometheus_alertmanager_receivers: give a list of Alertmanager receivers, "
-                          "at least one (a name alone is a receiver that drops alerts)")
+            errors.append("gpuops_monitoring_%s_port: %s is not a TCP port: give a number from 1 to 65535"
+                          % (_PORT_VARIABLES.get(key, key) if isinstance(key, str) else shown(key), shown(port)))
         else:
-            names = []
-            for index, receiver in enumerate(receivers):
-                if not isinstance(receiver, dict) or not receiver.get("name"):
-                    errors.append("prometheus_alertmanager_receivers[%d]: each receiver needs a name" % index)
-                else:
-                    names.append(receiver["name"])
-            if len(names) != len(set(names)):
-                errors.append("prometheus_alertmanager_receivers: receiver names must be unique (%s)"
-                              % ", ".join(names))
+            good.append(port)
+    if len(good) != len(set(good)):
+        errors.append("gpuops_monitoring_*_port: two services have the same port (%s): give each its own"
+                      % ", ".join(str(port) for port in sorted(good)))
+    if seconds.get("scrape_interval") and seconds.get("scrape_timeout") \
+            and seconds["scrape_timeout"] > seconds["scrape_interval"]:
+        errors.append("prometheus_scrape_timeout: %s is longer than prometheus_scrape_interval %s: "
+                      "make it shorter" % (settings["scrape_timeout"], settings["scrape_interval"]))
+    for key, variable, kind, what in _SHAPES:
+        value = settings.get(key)
+        if value is not None and not isinstance(value, kind):
+            errors.append("%s must be %s, not %s" % (variable, what, shown(value)))
+    for index, config in enumerate(settings.get("extra_scrape_configs") if isinstance(
+            settings.get("extra_scrape_configs"), list) else []):
+        if not isinstance(config, dict) or not isinstance(config.get("job_name"), str) or not config["job_name"]:
+            errors.append("prometheus_extra_scrape_configs[%d]: give a mapping with a job_name (and its "
+                          "static_configs), not %s" % (index, shown(config)))
+    errors.extend(_receiver_errors(settings.get("receivers")))
     return errors
 
 
-_UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, "y": 31536000}
+def _receiver_errors(receivers):
+    if receivers is None:
+        return []
+    if not isinstance(receivers, list) or not receivers:
+        return ["prometheus_alertmanager_receivers: give a list of Alertmanager receivers, "
+                "at least one (a name alone is a receiver that drops alerts)"]
+    errors, names = [], []
+    for index, receiver in enumerate(receivers):
+        name = receiver.get("name") if isinstance(receiver, dict) else None
+        if not isinstance(receiver, dict) or name is None or name == "":
+            errors.append("prometheus_alertmanager_receivers[%d]: each receiver needs a name" % index)
+        elif not isinstance(name, str):
+            errors.append("prometheus_alertmanager_receivers[%d]: name %s is not a string: give each receiver a "
+                          "name such as ops" % (index, shown(name)))
+        else:
+            names.append(name)
+    if len(names) != len(set(names)):
+        errors.append("prometheus_alertmanager_receivers: receiver names must be unique (%s)" % ", ".join(names))
+    return errors
 
 
-def _seconds(text):
-    return sum(int(number) * _UNITS[unit] for number, unit in re.findall(r"([0-9]+)(ms|s|m|h|d|w|y)", str(text)))
+def _sort_key(key):
+    return (0, key) if isinstance(key, str) else (1, shown(key))
+
+
+# Prometheus' duration (model.ParseDuration): units from years to milliseconds, each at most once, largest first;
+# a number of at most 12 digits each (one pattern of optional parts in a row: no repetition inside repetition).
+_DURATION_RE = re.compile(r"(?=[0-9])(?:([0-9]{1,12})y)?(?:([0-9]{1,12})w)?(?:([0-9]{1,12})d)?(?:([0-9]{1,12})h)?"
+                          r"(?:([0-9]{1,12})m)?(?:([0-9]{1,12})s)?(?:([0-9]{1,12})ms)?\Z")
+# Prometheus keeps a duration in int64 milliseconds.
+_MAX_SECONDS = (2 ** 63 - 1) // 1000
+
+
+def duration_seconds(value):
+    """Seconds of a Prometheus duration such as 1m30s, or None for anything else (of any type)."""
+    if not isinstance(value, str):
+        return None
+    match = _DURATION_RE.match(value)
+    if not match:
+        return None
+    factors = (31536000, 604800, 86400, 3600, 60, 1, 0.001)
+    total = sum(int(number) * factor for number, factor in zip(match.groups(), factors) if number)
+    return total if total <= _MAX_SECONDS else None

@@ -25,6 +25,8 @@ import fnmatch
 import ipaddress
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
+
 MODES = ("nfs", "external")
 NFS_FSTYPES = ("nfs", "nfs4")
 
@@ -35,18 +37,20 @@ EXPORT_FLAGS = frozenset((
     "auth_nlm", "no_auth_nlm", "acl", "no_acl", "pnfs", "no_pnfs", "root_squash", "no_root_squash",
     "all_squash", "no_all_squash", "security_label", "nordirplus", "mp", "mountpoint",
 ))
-# exports(5): options with a value, and the value's pattern.
-_SEC_FLAVOR = r"(sys|krb5|krb5i|krb5p|none)"
+# exports(5): options with a value, and the value's pattern (matched whole; see _value_ok).
+_SEC_FLAVOR = r"(?:sys|krb5|krb5i|krb5p|none)"
+_ID = r"-?[0-9]{1,10}"
 EXPORT_VALUES = {
-    "anonuid": r"-?[0-9]+",
-    "anongid": r"-?[0-9]+",
-    "fsid": r"([0-9]+|root|[0-9A-Fa-f-]{8,})",
-    "sec": _SEC_FLAVOR + r"(:" + _SEC_FLAVOR + r")*",
-    "xprtsec": r"(none|tls|mtls)(:(none|tls|mtls))*",
+    "anonuid": _ID,
+    "anongid": _ID,
+    "fsid": r"(?:[0-9]{1,10}|root|[0-9A-Fa-f-]{8,64})",
+    "sec": _SEC_FLAVOR + r"(?::" + _SEC_FLAVOR + r")*",
+    "xprtsec": r"(?:none|tls|mtls)(?::(?:none|tls|mtls))*",
     "mp": r"/\S*",
     "mountpoint": r"/\S*",
-    "refer": r"/\S*@\S+",
-    "replicas": r"/\S*@\S+",
+    # path@host: the path runs to the first @ (it has none of its own), so the pattern cannot backtrack.
+    "refer": r"/[^\s@]*@\S+",
+    "replicas": r"/[^\s@]*@\S+",
 }
 EXPORT_CONFLICTS = (("rw", "ro"), ("sync", "async"), ("secure", "insecure"), ("root_squash", "no_root_squash"),
                     ("all_squash", "no_all_squash"), ("subtree_check", "no_subtree_check"), ("hide", "nohide"),
@@ -68,8 +72,15 @@ MOUNT_FLAGS = frozenset((
     "x-systemd.automount", "x-systemd.rw-only", "x-systemd.growfs", "x-systemd.makefs", "x-systemd.pcrfs",
     "x-initrd.mount",
 ))
-_NUM = r"[0-9]+"
-_TIMESPAN = r"([0-9]+(\.[0-9]+)?\s?(us|ms|s|sec|min|m|h|hr|d)?)+|infinity"
+_NUM = r"[0-9]{1,10}"
+# systemd.time(7) time spans: "infinity", or numbers each with an optional unit ("1min30s", "1.5s", "90"). Read by
+# _timespan_ok, a scan that takes one number and its unit at a time (linear in the value); the one pattern that
+# matched the whole value, (number unit?)+, backtracked exponentially on a long run of digits followed by a letter.
+_TIMESPAN = "timespan"
+_TIMESPAN_PART = re.compile(r"[0-9]{1,20}(?:\.[0-9]{1,20})?\s?([A-Za-z]*)")
+TIMESPAN_UNITS = frozenset(("", "us", "ms", "s", "sec", "min", "m", "h", "hr", "d"))
+# The longest option value read: more is garbage (and is not printed whole in a message).
+MAX_VALUE = 4096
 MOUNT_VALUES = {
     # nfs(5)
     "vers": r"(2|3|4|4\.0|4\.1|4\.2)",
@@ -122,36 +133,67 @@ def _is_list(value):
     return isinstance(value, (list, tuple))
 
 
+def _timespan_ok(value):
+    """Whether value is a systemd time span, read one number and unit at a time."""
+    if value == "infinity":
+        return True
+    position = 0
+    while position < len(value):
+        match = _TIMESPAN_PART.match(value, position)
+        if not match or match.group(1) not in TIMESPAN_UNITS:
+            return False
+        position = match.end()
+    return bool(value)
+
+
+_COMPILED = {}
+
+
+def _value_ok(pattern, value):
+    """Whether an option's value is what its pattern (of MOUNT_VALUES or EXPORT_VALUES) allows, whole."""
+    if len(value) > MAX_VALUE:
+        return False
+    if pattern == _TIMESPAN:
+        return _timespan_ok(value)
+    if pattern not in _COMPILED:
+        _COMPILED[pattern] = re.compile(r"(?:%s)\Z" % pattern)
+    return bool(_COMPILED[pattern].match(value))
+
+
+def _option_shown(option):
+    return option if len(option) <= 80 else option[:80] + "..."
+
+
 # --- options -----------------------------------------------------------------
 
 
 def _option_errors(options, flags, values, conflicts, what):
     """Messages for unknown names, bad values and contradictions among options."""
     if not _is_list(options):
-        return ["%s must be a list of option strings such as [hard, noac], not %r" % (what, options)]
+        return ["%s must be a list of option strings such as [hard, noac], not %s" % (what, shown(options))]
     errors = []
     names = []
     for option in options:
         if not isinstance(option, str) or not option.strip():
-            errors.append("%s: option %r is not a string" % (what, option))
+            errors.append("%s: option %s is not a string" % (what, shown(option)))
             continue
         name, sep, value = option.partition("=")
         if sep:
             pattern = values.get(name)
             if pattern is None:
                 if name in flags:
-                    errors.append("%s: option %s takes no value (write %s)" % (what, option, name))
+                    errors.append("%s: option %s takes no value (write %s)" % (what, _option_shown(option), name))
                 else:
-                    errors.append("%s: unknown option %s" % (what, name))
+                    errors.append("%s: unknown option %s" % (what, _option_shown(name)))
                 continue
-            if not re.match(r"^(?:%s)$" % pattern, value):
-                errors.append("%s: bad value in %s" % (what, option))
+            if not _value_ok(pattern, value):
+                errors.append("%s: bad value in %s" % (what, _option_shown(option)))
                 continue
         elif name not in flags:
             if name in values:
                 errors.append("%s: option %s needs a value (%s=...)" % (what, name, name))
             else:
-                errors.append("%s: unknown option %s" % (what, name))
+                errors.append("%s: unknown option %s" % (what, _option_shown(name)))
             continue
         names.append(name)
     for first, second in conflicts:
@@ -202,7 +244,7 @@ def _network(pattern):
 def client_error(pattern):
     """A message when pattern is not an exports(5) client, else None."""
     if not isinstance(pattern, str) or not pattern:
-        return "client %r is not a string" % (pattern,)
+        return "client %s is not a string" % shown(pattern)
     if pattern.startswith("@"):
         return None if _NAME_RE.match(pattern[1:]) else "client %s is not a netgroup name" % pattern
     try:
@@ -292,11 +334,11 @@ def choose_server(server_group, controllers):
 
 def _check_path(path, what, errors):
     if not isinstance(path, str) or not path.startswith("/"):
-        errors.append("%s: path %r is not absolute; write it from / (for example /shared)" % (what, path))
+        errors.append("%s: path %s is not absolute; write it from / (for example /shared)" % (what, shown(path)))
         return False
     if _PATH_BAD.search(path) or "/../" in path + "/" or "/./" in path + "/":
-        errors.append("%s: path %r has spaces, quotes, commas, # or . / .. parts; use a plain absolute path"
-                      % (what, path))
+        errors.append("%s: path %s has spaces, quotes, commas, # or . / .. parts; use a plain absolute path"
+                      % (what, shown(path)))
         return False
     return True
 
@@ -306,15 +348,15 @@ def _check_mode(entry, what, errors):
     if mode is None:
         return
     if not isinstance(mode, str) or not _MODE_RE.match(mode):
-        errors.append("%s: mode %r is not an octal mode; write it quoted, with 3 or 4 octal digits, such as '0755' "
-                      "or '1777' (unquoted 0755 reads as the number 493)" % (what, mode))
+        errors.append("%s: mode %s is not an octal mode; write it quoted, with 3 or 4 octal digits, such as '0755' "
+                      "or '1777' (unquoted 0755 reads as the number 493)" % (what, shown(mode)))
 
 
 def _check_owner(entry, what, errors):
     for key in ("owner", "group"):
         value = entry.get(key)
         if value is not None and not (isinstance(value, str) and _NAME_RE.match(value)):
-            errors.append("%s: %s %r is not a user or group name" % (what, key, value))
+            errors.append("%s: %s %s is not a user or group name" % (what, key, shown(value)))
 
 
 def _unknown_keys(entry, allowed, what, errors):
@@ -352,7 +394,7 @@ def _entries(items, variable, shape, keys, twice, errors):
     for index, entry in enumerate(items):
         what = "%s[%d]" % (variable, index)
         if not isinstance(entry, dict):
-            errors.append("%s must be a mapping %s, not %r" % (what, shape, entry))
+            errors.append("%s must be a mapping %s, not %s" % (what, shape, shown(entry)))
             continue
         path = entry.get("path")
         if isinstance(path, str):
@@ -368,14 +410,23 @@ def _entries(items, variable, shape, keys, twice, errors):
         yield what, entry, path, ok
 
 
+DEFAULT_OPTIONS = (("export_options", "[rw, sync]"), ("mount_options", "[hard, noac]"))
+
+
+def _default_options(settings, key):
+    """The options of an entry that gives none: shared_storage_<key> (a list; anything else is reported by plan)."""
+    value = settings.get(key)
+    return list(value) if _is_list(value) else []
+
+
 def _plan_exports(settings, clients_info, plan, errors, warnings):
     exports = settings.get("exports")
     if not _is_list(exports):
-        errors.append("shared_storage_exports must be a list of {path, clients, options}, not %r" % (exports,))
+        errors.append("shared_storage_exports must be a list of {path, clients, options}, not %s" % shown(exports))
         return
     for what, entry, path, ok in _entries(exports, "shared_storage_exports", "{path, clients, options}", EXPORT_KEYS,
                                           "is exported twice; give each path one entry with all its clients", errors):
-        options = entry.get("options", list(settings.get("export_options") or []))
+        options = entry.get("options", _default_options(settings, "export_options"))
         option_errors = export_option_errors(options, what)
         errors.extend(option_errors)
         clients = entry.get("clients")
@@ -434,7 +485,7 @@ def _plan_mounts(settings, plan, errors):
     mounts = settings.get("mounts")
     mode = plan["mode"]
     if not _is_list(mounts):
-        errors.append("shared_storage_mounts must be a list of {path, src, fstype, options}, not %r" % (mounts,))
+        errors.append("shared_storage_mounts must be a list of {path, src, fstype, options}, not %s" % shown(mounts))
         return
     export_paths = [export["path"] for export in plan["exports"]]
     exports_valid = not errors  # a bad export is reported once, not again with every mount of it
@@ -448,16 +499,16 @@ def _plan_mounts(settings, plan, errors):
             continue
         fstype = entry.get("fstype", "nfs")
         if fstype not in NFS_FSTYPES:
-            errors.append("%s: fstype %r: in shared_storage_mode nfs the role mounts nfs or nfs4; for Lustre, GPFS "
-                          "or mounts managed elsewhere set shared_storage_mode: external" % (what, fstype))
-        options = entry.get("options", list(settings.get("mount_options") or []))
+            errors.append("%s: fstype %s: in shared_storage_mode nfs the role mounts nfs or nfs4; for Lustre, GPFS "
+                          "or mounts managed elsewhere set shared_storage_mode: external" % (what, shown(fstype)))
+        options = entry.get("options", _default_options(settings, "mount_options"))
         option_errors = mount_option_errors(options, what)
         errors.extend(option_errors)
         src = entry.get("src", path if ok else None)
         if src is None and not ok:
             continue
         if not isinstance(src, str) or not src:
-            errors.append("%s: src %r is not server:/path or /path" % (what, src))
+            errors.append("%s: src %s is not server:/path or /path" % (what, shown(src)))
             continue
         server, remote = split_src(src)
         if not remote or (server is not None and not server) or (server and not _SERVER_RE.match(server)):
@@ -498,16 +549,16 @@ def _plan_mounts(settings, plan, errors):
 def _plan_external(entry, what, ok, plan, errors, settings):
     writable = entry.get("writable", True)
     if not isinstance(writable, bool):
-        errors.append("%s: writable %r must be true or false" % (what, writable))
+        errors.append("%s: writable %s must be true or false" % (what, shown(writable)))
     user = entry.get("check_user", settings.get("check_user"))
     if not isinstance(user, str) or not _NAME_RE.match(user):
-        errors.append("%s: check_user %r is not a user name (shared_storage_check_user)" % (what, user))
+        errors.append("%s: check_user %s is not a user name (shared_storage_check_user)" % (what, shown(user)))
     elif user == "root":
         errors.append("%s: check_user root can write anywhere, so it proves nothing; set shared_storage_check_user "
                       "(or the entry's check_user) to a user without privileges, such as nobody" % what)
     fstype = entry.get("fstype", "")
     if not isinstance(fstype, str) or (fstype and not _NAME_RE.match(fstype)):
-        errors.append("%s: fstype %r is not a file system type such as lustre, gpfs or nfs4" % (what, fstype))
+        errors.append("%s: fstype %s is not a file system type such as lustre, gpfs or nfs4" % (what, shown(fstype)))
     if ok:
         plan["mounts"].append({"path": _normpath(entry["path"]), "fstype": fstype, "writable": writable,
                                "check_user": user})
@@ -531,14 +582,19 @@ def plan(settings, server_group, controllers, clients_info):
     result = {"mode": mode, "server": None, "server_address": None, "exports": [], "mounts": [],
               "export_lines": [], "errors": errors, "warnings": warnings}
     if mode not in MODES:
-        errors.append("shared_storage_mode is %r: set it to nfs (the role serves and mounts NFS) or external "
-                      "(Lustre, GPFS or NFS mounted by other means: the role only checks the paths)" % (mode,))
+        errors.append("shared_storage_mode is %s: set it to nfs (the role serves and mounts NFS) or external "
+                      "(Lustre, GPFS or NFS mounted by other means: the role only checks the paths)" % shown(mode))
         return result
+    for key, example in DEFAULT_OPTIONS:
+        value = settings.get(key)
+        if value is not None and not _is_list(value):
+            errors.append("shared_storage_%s must be a list of option strings such as %s, not %s"
+                          % (key, example, shown(value)))
     exports_file = settings.get("exports_file", "/etc/exports.d/gpuops.exports")
     if mode == "nfs" and exports_file != "/etc/exports" and not (
             isinstance(exports_file, str) and re.match(r"^/etc/exports\.d/[A-Za-z0-9_.-]+\.exports$", exports_file)):
-        errors.append("shared_storage_exports_file is %r: exportfs reads /etc/exports and /etc/exports.d/*.exports "
-                      "only; use /etc/exports.d/<name>.exports" % (exports_file,))
+        errors.append("shared_storage_exports_file is %s: exportfs reads /etc/exports and /etc/exports.d/*.exports "
+                      "only; use /etc/exports.d/<name>.exports" % shown(exports_file))
     if mode == "nfs":
         _plan_exports(settings, clients_info, result, errors, warnings)
         if result["exports"] or errors:
@@ -548,7 +604,7 @@ def plan(settings, server_group, controllers, clients_info):
                               "%s (or have a Slurm controller)" % settings.get("server_group"))
         address = settings.get("server_address") or ""
         if not isinstance(address, str) or (address and not _SERVER_RE.match(address)):
-            errors.append("shared_storage_server_address %r is not a host name or address" % (address,))
+            errors.append("shared_storage_server_address %s is not a host name or address" % shown(address))
             address = ""
         if result["server"] is not None:
             result["server_address"] = address or result["server"]

@@ -699,6 +699,23 @@ def _json_value(value):
     return value
 
 
+# A restart record is a mapping of settings (values: text, numbers, lists of them) and node lines: nothing in it is
+# nested deeper than this. A deeper one (hand-edited, or garbage) is no record; it is never walked recursively.
+RECORD_DEPTH = 8
+
+
+def _deeper_than(value, limit):
+    """Whether lists and mappings in value nest deeper than limit (found without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
 def _expand_fingerprint_nodes(items):
     result = {}
     for item in items if isinstance(items, list) else []:
@@ -728,7 +745,8 @@ def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
         return ["first start"]
     try:
         old = json.loads(recorded)
-    except ValueError:
+    except (ValueError, TypeError, RecursionError):
+        # Not JSON, not text, or brackets nested past what the decoder recurses through: no record.
         old = None
     return restart_changes(old, new, restart_keys)
 
@@ -772,9 +790,9 @@ def restart_changes(old, new, restart_keys):
 
     Node lists may be grouped (gpu[01-08]:...) or not: they are compared node by node.
     """
-    if not isinstance(old, dict):
+    if not isinstance(old, dict) or _deeper_than(old, RECORD_DEPTH):
         return ["no record of the settings the daemons run with"]
-    new = new if isinstance(new, dict) else {}
+    new = new if isinstance(new, dict) and not _deeper_than(new, RECORD_DEPTH) else {}
     changes = []
     old_settings = old.get("settings") if isinstance(old.get("settings"), dict) else {}
     new_settings = new.get("settings") if isinstance(new.get("settings"), dict) else {}

@@ -13,7 +13,8 @@ with the parser's own exception and a message that says what is wrong:
 * small_int, small_float: a number of at most MAX_DIGITS digits (Python
   3.11+ refuses int() of more than 4,300, and no count a tool prints has 19),
   a float that is finite.
-* cap (fail_json and warnings: head and tail of long output), clip (one line).
+* cap (fail_json and warnings: head and tail of long output), clip (one line),
+  shown (any value as an error message quotes it, never raising).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -51,6 +52,22 @@ def unique(items):
 def clip(text, limit=80):
     """text on one line, runs of white space as one space, at most limit characters (then '...')."""
     text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def shown(value, limit=60):
+    """repr(value) cut to limit characters (then '...'), for a message that quotes what a user gave.
+
+    Never raises: an int past Python's 4,300-digit limit of str(), or a container holding one, or one nested
+    deeper than repr() recurses, is described instead of shown.
+    """
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError, MemoryError):
+        if isinstance(value, int):
+            text = "a number of about %d digits" % (value.bit_length() * 30103 // 100000 + 1)
+        else:
+            text = "a %s too large to show" % type(value).__name__
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -17,6 +17,8 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import skew as clock_skew
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, small_int
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip as _clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     ValidateError,
     expected_internode_busbw,
@@ -46,10 +48,12 @@ def result(node, check, status, measured, expected, message):
 # --------------------------------------------------------------------------
 # Observation parsers of this module's own commands
 
+_EPOCH_RE = re.compile(r"\(([0-9]+)\)\s*\Z")
+
+
 def parse_unmunge(text):
-    """STATUS, encode and decode times (epoch seconds) from ``unmunge`` output."""
-    if not isinstance(text, str):
-        raise ValidateError("unmunge: expected text, got %s" % type(text).__name__)
+    """STATUS, encode and decode times (epoch seconds) from ``unmunge`` output (text or bytes)."""
+    text = as_text(text, "unmunge", ValidateError)
     fields = {}
     for line in text.splitlines():
         key, sep, value = line.partition(":")
@@ -59,8 +63,8 @@ def parse_unmunge(text):
         raise ValidateError("unmunge: no STATUS line in %r" % text[:80])
 
     def epoch(key):
-        match = re.search(r"\((\d+)\)\s*$", fields.get(key, ""))
-        return int(match.group(1)) if match else None
+        match = _EPOCH_RE.search(fields.get(key, ""))
+        return small_int(match.group(1), "unmunge: %s" % key, ValidateError) if match else None
 
     return {"status": fields["STATUS"], "success": fields["STATUS"].startswith("Success"),
             "encode_time": epoch("ENCODE_TIME"), "decode_time": epoch("DECODE_TIME"),
@@ -426,11 +430,13 @@ def health_last_result(node, record, age_s=None, interval_s=None):
         return result(node, "health_last", FAIL, "error", "pass",
                       "the health check could not run (%s): %s" % (when, record.get("error")))
     if status == FAIL:
-        failed = [item.get("check") for item in record.get("results") or [] if item.get("status") == FAIL]
+        # last.json is read as it is: results that are not a list of objects name no check.
+        results = record.get("results") if isinstance(record.get("results"), list) else []
+        failed = [item.get("check") for item in results if isinstance(item, dict) and item.get("status") == FAIL]
         return result(node, "health_last", FAIL, FAIL, "pass", "%s failed %s: %s; %s (%s)" % (
-            when, ", ".join(str(name) for name in failed), record.get("reason") or "", record.get("action"),
-            record.get("why")))
-    counts = record.get("counts") or {}
+            when, ", ".join(_clip(str(name), 40) for name in failed) or "a check", record.get("reason") or "",
+            record.get("action"), record.get("why")))
+    counts = record.get("counts") if isinstance(record.get("counts"), dict) else {}
     return result(node, "health_last", PASS, PASS, "pass", "%s passed (%s checks, %s not run)"
                   % (when, counts.get(PASS, "?"), counts.get(NOT_RUN, "?")))
 
@@ -478,7 +484,7 @@ def slurm_node_checks(scontrol, nodes):
                 "usable": [], "gpu_counts": {}, "nodes": nodes}
     out, usable, counts = [], [], {}
     for name in sorted(nodes):
-        want = nodes[name]
+        want = nodes[name] if isinstance(nodes[name], dict) else {}
         host = want.get("host") or name
         info = known.get(name)
         if info is None:
@@ -497,9 +503,17 @@ def slurm_node_checks(scontrol, nodes):
             usable.append(name)
         gres_want = want.get("slurm_gres") or ""
         gres_have = info.get("gres") or ""
-        count_have = gres_gpu_count(gres_have)
+        try:
+            count_have = gres_gpu_count(gres_have)
+        except ValidateError as exc:
+            # One node's unreadable Gres fails that node's check, not the run.
+            counts[name] = 0
+            out.append(result(host, "slurmd_gres", FAIL, gres_have, gres_want,
+                              "slurmctld reports Gres=%s for %s, which cannot be read (%s): re-run playbooks/slurm.yml"
+                              % (_clip(gres_have, 80), name, exc)))
+            continue
         counts[name] = count_have
-        count_want = int(want.get("gpu_count") or 0)
+        count_want = _count(want.get("gpu_count"))
         if not gres_want and not count_have:
             out.append(result(host, "slurmd_gres", PASS, gres_have, gres_want, "no GPUs, no GPU GRES"))
         else:
@@ -511,11 +525,23 @@ def slurm_node_checks(scontrol, nodes):
     return {"results": out, "usable": usable, "gpu_counts": counts, "nodes": nodes}
 
 
+def _count(value):
+    """A count the playbook gathered (an int, or digits), else 0."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.match(r"[0-9]{1,9}\Z", value.strip()):
+        return int(value.strip())
+    return 0
+
+
 def _gres_equal(have, want):
     def norm(text):
         items = []
-        for item in (text or "").split(","):
-            item = re.sub(r"\(.*?\)$", "", item.strip())
+        for item in str(text or "").split(","):
+            item = item.strip()
+            if item.endswith(")") and "(" in item:
+                # gpu:a100:4(S:0-1) -> gpu:a100:4: what \(.*?\)$ removed, found without a scan per parenthesis.
+                item = item[:item.index("(")]
             if item.startswith("gpu"):
                 items.append(item)
         return sorted(items)
@@ -705,3 +731,7 @@ def perf_checks(spec):
         rate = overrides.get("ib_write_bw") or pair.get("rate_gbps")
         out.append(ib_write_bw_check(pair["pair"], pair.get("run"), rate, fraction))
     return out
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes ValidateError.
+parse_unmunge = guarded(ValidateError, "unmunge")(parse_unmunge)

@@ -131,3 +131,24 @@ def test_unreadable_settings_never_fail_a_job(node):
                           env={"GPUOPS_HEALTH_CONFIG": str(node["base"] / "missing.json"), "PATH": os.environ["PATH"]},
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0 and "cannot read" in proc.stderr
+
+
+def test_state_files_of_the_wrong_shape_never_stop_a_run(node):
+    # xid.json holding 42 (or stuck.json, a job map entry not an object) made every run end in an AttributeError.
+    state = node["base"] / "state"
+    state.mkdir(exist_ok=True)
+    (state / "xid.json").write_text("42\n")
+    (state / "stuck.json").write_text('{"pid": "x"}\n')
+    rc, record, calls = _run(node, "interval")
+    assert rc == 0 and record["status"] == "pass", record
+    with open(state / "xid.json") as handle:
+        assert sorted(json.load(handle)) == ["boot_id", "counts", "open", "position"]
+    (state / "xid.json").write_text('["open"]\n')
+    clear = subprocess.run([sys.executable, "-I", str(node["base"] / "health" / "gpuops_health.py"), "clear-xid"],
+                           env={"GPUOPS_HEALTH_CONFIG": node["config"], "PATH": os.environ["PATH"]},
+                           capture_output=True, text=True, check=True)
+    assert clear.stdout.startswith("cleared 0 XID event(s)")
+    (node["base"] / "gpu-jobs").mkdir(exist_ok=True)
+    (node["base"] / "gpu-jobs" / "0.json").write_text("[77]\n")
+    rc, record, calls = _run(node, "epilog", SLURM_JOB_GPUS="0," + "9" * 5000, SLURM_JOB_UID=u"\u00b2")
+    assert rc == 0 and record["status"] == "pass", record

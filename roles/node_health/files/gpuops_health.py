@@ -131,7 +131,7 @@ class Node(object):
     # ---- gathering
 
     def smi(self, processes=False):
-        timeout = int(self.cfg.get("nvidia_smi_timeout_s") or 10)
+        timeout = health.setting_seconds(self.cfg, "nvidia_smi_timeout_s", 10, 1, 300)
         path = which("nvidia-smi", self.paths.get("nvidia_smi"))
         if not path:
             return {"outcome": "missing", "error": "nvidia-smi not found in %s" % PATH}
@@ -181,10 +181,9 @@ class Node(object):
         path = os.path.join(self.state_dir, "xid.json")
         boot_id = (read_text("/proc/sys/kernel/random/boot_id") or "").strip()
         with Lock(self.state_dir):
-            old = read_json(path) or {}
-            if old.get("boot_id") != boot_id:
-                old = {"boot_id": boot_id}
-            position = old.get("position") or {}
+            # A state file of another boot, or of any shape this run did not write, reads as a fresh state.
+            old = health.read_xid_state(read_json(path), boot_id)
+            position = old["position"]
             try:
                 if source == "/dev/kmsg":
                     events, position = read_kmsg(position)
@@ -222,8 +221,7 @@ class Node(object):
 
     def leftovers(self, gpus):
         job = os.environ.get("SLURM_JOB_ID") or ""
-        uid = os.environ.get("SLURM_JOB_UID")
-        uid = int(uid) if uid and uid.isdigit() else None
+        uid = health.whole_number(os.environ.get("SLURM_JOB_UID"))
         minors = health.job_gpu_minors(os.environ.get("SLURM_JOB_GPUS"),
                                        (self.cfg.get("expect") or {}).get("gpu_minors") or [])
         environ_jobs, owners = {}, {}
@@ -247,9 +245,9 @@ class Node(object):
         if not found:
             return {}, {}
         signal_all(found, signal.SIGTERM)
-        wait_gone(found, int(self.cfg.get("kill_grace_s", 5)))
+        wait_gone(found, health.setting_seconds(self.cfg, "kill_grace_s", 5, 0, 120))
         signal_all([pid for pid in found if alive(pid)], signal.SIGKILL)
-        wait_gone(found, int(self.cfg.get("kill_wait_s", 5)))
+        wait_gone(found, health.setting_seconds(self.cfg, "kill_wait_s", 5, 1, 120))
         survivors = dict((pid, why) for pid, why in found.items() if alive(pid))
         killed = dict((pid, why) for pid, why in found.items() if pid not in survivors)
         return killed, survivors
@@ -260,7 +258,7 @@ class Node(object):
             return
         with Lock(self.state_dir):
             path = os.path.join(self.state_dir, "stuck.json")
-            stuck = read_json(path) or []
+            stuck = health.read_stuck(read_json(path))
             for pid, why in survivors.items():
                 stuck.append({"pid": pid, "start": start_time(pid), "why": "%s, left by job %s" % (why, job_id)})
             write_json(path, stuck[-64:])
@@ -269,8 +267,8 @@ class Node(object):
         """{pid: why} of the remembered stuck processes still alive (the same process: same start time)."""
         with Lock(self.state_dir):
             path = os.path.join(self.state_dir, "stuck.json")
-            stuck = read_json(path) or []
-            left = [entry for entry in stuck if alive(entry["pid"]) and start_time(entry["pid"]) == entry.get("start")]
+            stuck = health.read_stuck(read_json(path))
+            left = [entry for entry in stuck if alive(entry["pid"]) and start_time(entry["pid"]) == entry["start"]]
             if left != stuck:
                 write_json(path, left)
         return dict((entry["pid"], entry["why"]) for entry in left)
@@ -292,7 +290,8 @@ class Node(object):
         job = os.environ.get("SLURM_JOB_ID") or ""
         for minor in self.job_gpus():
             path = os.path.join(self.map_dir(), "%d.json" % minor)
-            if str((read_json(path) or {}).get("job_id")) == job:
+            entry = read_json(path)
+            if isinstance(entry, dict) and str(entry.get("job_id")) == job:
                 try:
                     os.unlink(path)
                 except OSError:
@@ -363,7 +362,7 @@ def ancestors():
         pids.add(pid)
         stat = read_text("/proc/%d/stat" % pid) or ""
         fields = stat.rsplit(")", 1)[-1].split()
-        pid = int(fields[1]) if len(fields) > 1 and fields[1].isdigit() else 0
+        pid = (health.whole_number(fields[1]) or 0) if len(fields) > 1 else 0
     return pids
 
 
@@ -470,7 +469,8 @@ def diag(node):
     if state is None or state.get("base_state") != "idle":
         return {"error": "the node is not idle (%s): diagnostics wait for an idle node"
                 % (error or (state or {}).get("state"))}
-    rc, out, err, timed_out = run([dcgmi, "diag", "-r", "1"], int(node.cfg.get("diag_timeout_s") or 600))
+    rc, out, err, timed_out = run([dcgmi, "diag", "-r", "1"], health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1,
+                                                                                     86400))
     if timed_out:
         return {"rc": rc, "text": "dcgmi diag -r 1 timed out"}
     return {"rc": rc, "text": out + err}
@@ -482,19 +482,21 @@ def main(argv):
         return 2
     command = argv[1]
     cfg = read_json(CONFIG)
-    if not cfg or not cfg.get("node"):
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("node"), str) or not cfg["node"]:
         print("gpuops-health: cannot read %s (run the gpuops.cluster.node_health role)" % CONFIG, file=sys.stderr)
         log(syslog.LOG_ERR, "cannot read %s" % CONFIG)
         return 0 if command in ("prolog", "epilog", "interval") else 1
-    state_dir = (cfg.get("paths") or {}).get("state_dir") or "/var/lib/gpuops/health"
+    paths = cfg.get("paths") if isinstance(cfg.get("paths"), dict) else {}
+    state_dir = paths.get("state_dir") or "/var/lib/gpuops/health"
     if command == "show":
         print(json.dumps(read_json(os.path.join(state_dir, "last.json")), indent=1, sort_keys=True))
         return 0
     if command == "clear-xid":
         path = os.path.join(state_dir, "xid.json")
+        boot_id = (read_text("/proc/sys/kernel/random/boot_id") or "").strip()
         with Lock(state_dir):
-            state = read_json(path) or {}
-            cleared = state.get("open") or []
+            state = health.read_xid_state(read_json(path), boot_id)
+            cleared = state["open"]
             state["open"] = []
             write_json(path, state)
         print("cleared %d XID event(s); the next health check resumes the node if all else passes" % len(cleared))

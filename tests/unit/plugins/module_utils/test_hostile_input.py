@@ -31,15 +31,23 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpuops.cluster.plugins.module_utils import (
+    _alert_rules,
+    _clock,
+    _env_modules,
     _gpu_facts,
     _gpu_metrics,
+    _gpu_plan,
     _grafana,
     _health,
     _host_probe,
     _hostlist,
     _ib_facts,
+    _local_accounts,
+    _monitoring,
+    _shared_storage,
     _slurm_accounts,
     _slurm_conf,
+    _slurm_containers,
     _slurm_metrics,
     _slurm_model,
     _slurm_ops,
@@ -47,6 +55,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _validate_checks,
 )
 
+from .cost import bounded
 from .mutation import HOSTILE_NOISE, HUGE_NUMBER, as_bytes, hostile_text, mutated
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
@@ -399,3 +408,221 @@ def test_no_float_in_a_result_is_infinite():
     result = _validate.parse_nccl_tests(re.sub(r"Avg bus bandwidth\s*:\s*\S+", "Avg bus bandwidth : 1e999", nccl))
     assert result["avg_busbw"] is None
     assert all(math.isfinite(row["in_place"]["busbw"]) for row in result["rows"])
+
+
+# --- Second round (issue 34): each input a site can write that hung or crashed a parser or settings check ----------
+#
+# Every call runs under cost.bounded: a call that uses more than its CPU budget is interrupted and fails the test
+# (it does not hang the run).
+
+ONE_SECOND = 1.0
+
+
+def _health_settings(**changes):
+    settings = {"checks": {}, "xid_drain": list(_health.DEFAULT_DRAIN_XIDS),
+                "memory_drain": list(_health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
+                "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto"}
+    settings.update(changes)
+    return settings
+
+
+def test_a_mount_timeout_with_a_long_digit_run_is_refused_in_linear_time():
+    # The timespan pattern ([0-9]+(\.[0-9]+)?\s?(us|...)?)+ backtracked exponentially: 26 digits and a letter took
+    # 13 s, each further digit about twice as long.
+    for option in ("x-systemd.mount-timeout=", "x-systemd.device-timeout=", "x-systemd.idle-timeout="):
+        bad = option + "1" * 26 + "x"
+        errors, seconds = bounded(ONE_SECOND, _shared_storage.mount_option_errors, [bad], "shared_storage_mounts[0]")
+        assert errors == ["shared_storage_mounts[0]: bad value in %s" % bad], errors
+        errors, seconds = bounded(ONE_SECOND, _shared_storage.mount_option_errors,
+                                  [option + "1" * 100000 + "x"], "shared_storage_mounts[0]")
+        assert len(errors) == 1 and errors[0].startswith("shared_storage_mounts[0]: bad value in " + option)
+        assert len(errors[0]) < 200
+    assert _shared_storage.mount_option_errors(["x-systemd.mount-timeout=1min30s", "x-systemd.idle-timeout=infinity",
+                                                "x-systemd.device-timeout=1.5s", "x-systemd.mount-timeout=90"]) == []
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")], ids=["inf", "-inf", "nan"])
+def test_an_alert_label_of_inf_or_nan_is_an_error_not_a_crash_of_the_rules(value):
+    # prometheus_alert_extra_labels: {rack: .inf} passed the check, then alert_rules raised OverflowError (.nan:
+    # ValueError) from int(value).
+    errors, _seconds = bounded(ONE_SECOND, _alert_rules.alert_settings_errors, {"extra_labels": {"rack": value}})
+    assert errors == ["prometheus_alert_extra_labels.rack is %r: give a string." % value]
+    with pytest.raises(_alert_rules.AlertRulesError, match="prometheus_alert_extra_labels.rack"):
+        _alert_rules.alert_rules({"extra_labels": {"rack": value}})
+
+
+def test_one_node_with_an_unreadable_gres_fails_its_own_check_not_the_cluster():
+    # Gres=gpu:a100:4(S:0-1 (the parenthesis unclosed) made gres_gpu_count raise outside the try that turns parse
+    # errors into a failed check: validate_slurm_checks failed for the whole cluster.
+    scontrol = ("NodeName=gpu01 State=IDLE Gres=gpu:a100:4(S:0-1 Partitions=gpu\n"
+                "NodeName=gpu02 State=IDLE Gres=gpu:a100:4(S:0-1) Partitions=gpu\n")
+    nodes = {"gpu01": {"host": "gpu01", "slurm_gres": "gpu:a100:4", "gpu_count": 4},
+             "gpu02": {"host": "gpu02", "slurm_gres": "gpu:a100:4", "gpu_count": 4}}
+    out, _seconds = bounded(ONE_SECOND, _validate_checks.slurm_node_checks, {"rc": 0, "stdout": scontrol}, nodes)
+    results = dict(((item["node"], item["check"]), item) for item in out["results"])
+    assert results[("gpu02", "slurmd_gres")]["status"] == "pass"
+    assert out["gpu_counts"]["gpu02"] == 4
+    bad = results[("gpu01", "slurmd_gres")]
+    assert bad["status"] == "fail"
+    assert bad["message"] == ("slurmctld reports Gres=gpu:a100:4(S:0-1 for gpu01, which cannot be read (Gres: "
+                              "unbalanced parentheses: 'gpu:a100:4(S:0-1'): re-run playbooks/slurm.yml")
+    assert results[("gpu01", "node_state")]["status"] == "pass"
+
+
+def test_a_receiver_name_that_is_a_list_is_named_not_unhashable():
+    # receivers: [{name: [ops]}] made monitoring_settings_errors fail with "unhashable type: 'list'".
+    errors, _seconds = bounded(ONE_SECOND, _monitoring.settings_errors, {"receivers": [{"name": ["ops"]}]})
+    assert errors == ["prometheus_alertmanager_receivers[0]: name ['ops'] is not a string: give each receiver a "
+                      "name such as ops"]
+
+
+def test_a_drain_reason_with_a_long_run_of_brackets_is_read_in_linear_time():
+    # An admin's reason starting with gpuops-health: and holding [@ pairs made the stamp pattern
+    # \s*\[[^\]]*@[^\]]*\]\s*$ cubic: 2,000 pairs took 3 s, 4,000 pairs 29 s (in a prolog).
+    failed = [_validate_checks.result("gpu01", "xid", "fail", 79, [], "XID 79 on GPU 0000:3b:00")]
+    for reason in ("gpuops-health: xid: " + "[@" * 100000, "gpuops-health: xid: " + "[" * 100000 + "@",
+                   "gpuops-health: gpu_count: " + "[@]" * 50000 + " [root@2026-11-24T10:00:00]"):
+        state = {"flags": ["drain"], "base_state": "idle", "reason": reason}
+        decision, _seconds = bounded(ONE_SECOND, _health.decide, failed, state, "interval")
+        assert decision["action"] in ("none", "drain")
+    state = {"flags": ["drain"], "base_state": "idle", "reason": "gpuops-health: xid: XID 79 [root@2026-11-24T10:00:00]"}
+    assert _health.decide(failed, state, "interval") == {"action": "none", "reason": "gpuops-health: xid: XID 79",
+                                                         "why": "already drained for this"}
+
+
+def test_numbers_past_the_int_limit_are_named_where_the_new_code_reads_them():
+    # Each of these raised ValueError ("Exceeds the limit (4300 digits) for integer string conversion") from int().
+    unmunge = ("STATUS:          Success (0)\nENCODE_HOST:     ctl (172.31.251.2)\n"
+               "ENCODE_TIME:     2026-11-24 00:52:42 +0000 (%s)\n" % HUGE_NUMBER)
+    with pytest.raises(_validate.ValidateError, match="unmunge: ENCODE_TIME: the number 9999.* has 5000 digits"):
+        bounded(ONE_SECOND, _validate_checks.parse_unmunge, unmunge)
+    assert bounded(ONE_SECOND, _health.job_gpu_minors, HUGE_NUMBER + ",1", [0, 1])[0] == [1]
+    errors = bounded(ONE_SECOND, _health.settings_errors, _health_settings(nvidia_smi_timeout_s=HUGE_NUMBER))[0]
+    assert errors == ["node_health_nvidia_smi_timeout_s is '%s...: give a whole number of seconds from 1 to 300."
+                      % HUGE_NUMBER[:59]]
+    errors = bounded(ONE_SECOND, _monitoring.settings_errors, {"scrape_interval": HUGE_NUMBER + "s",
+                                                               "scrape_timeout": "10s"})[0]
+    assert errors == ["prometheus_scrape_interval: '%s... is not a Prometheus duration: write it like 15s, 1m or 30d"
+                      % HUGE_NUMBER[:59]]
+    with pytest.raises(_gpu_plan.GpuPlanError, match=r"^cuda_versions: '12\.9{56}\.\.\. is not a version such as 12\.8$"):
+        bounded(ONE_SECOND, _gpu_plan.cuda_plan, {"source": "nvidia", "versions": ["12.4", "12." + HUGE_NUMBER]})
+    plan = bounded(ONE_SECOND, _gpu_plan.cuda_plan, {"source": "nvidia", "versions": ["12.4", "12." + "9" * 60]})[0]
+    assert plan["default"] == "12.4"
+    toolkits = bounded(ONE_SECOND, _env_modules.cuda_toolkits, {
+        "cuda_dirs": ["/usr/local/cuda-12.8", "/usr/local/cuda-12." + HUGE_NUMBER],
+        "files": ["/usr/local/cuda-12.8/bin/nvcc", "/usr/local/cuda-12.%s/bin/nvcc" % HUGE_NUMBER]})[0]
+    assert [toolkit["version"] for toolkit in toolkits] == ["12.8"]
+    assert _env_modules.cuda_version_from_package("12.%s.89-1" % HUGE_NUMBER) is None
+
+
+def test_a_version_with_a_digit_int_cannot_read_is_not_a_crash():
+    # "12.\u00b2" passes str.isdigit() and fails int(): cuda_plan raised ValueError.
+    plan = bounded(ONE_SECOND, _gpu_plan.cuda_plan, {"source": "nvidia", "versions": ["12.4", u"12.\u00b2"]})[0]
+    assert plan["default"] == "12.4"
+    assert [toolkit["priority"] for toolkit in plan["toolkits"]] == [1204, 0]
+    assert _env_modules.cuda_version_from_dir(u"/usr/local/cuda-12.\u00b2") is None
+    assert _env_modules.cuda_version_from_dir(u"/usr/local/cuda-12.\u0668") is None
+
+
+@pytest.mark.parametrize("settings, variable", [
+    ({"pyxis_args": 5}, "slurm_containers_pyxis_args"),
+    ({"pyxis_args": [{"importer": "/x"}]}, "slurm_containers_pyxis_args"),
+    ({"pyxis_args": "importer=/x"}, "slurm_containers_pyxis_args"),
+    ({"min_free_gib": "20G"}, "slurm_containers_min_free_gib"),
+    ({"min_free_gib": float("nan")}, "slurm_containers_min_free_gib"),
+], ids=["pyxis_args-int", "pyxis_args-list", "pyxis_args-text", "min_free_gib-20G", "min_free_gib-nan"])
+def test_container_settings_of_the_wrong_type_are_named(settings, variable):
+    base = {"enroot_src": "https://mirror/enroot.tar.gz", "enroot_sha256": "a" * 64,
+            "pyxis_src": "https://mirror/pyxis.tar.gz", "pyxis_sha256": "b" * 64, "local_path": "/var/lib/enroot",
+            "min_free_gib": 20, "pyxis_args": {}, "pyxis_plugin": "/usr/lib/spank_pyxis.so"}
+    base.update(settings)
+    facts = {"mounts": [{"mount": "/", "size_available": 100 * 1024 ** 3}], "slurm_version": "23.11.4-1"}
+    plan, _seconds = bounded(ONE_SECOND, _slurm_containers.plan, base, facts)
+    assert len(plan["errors"]) == 1 and plan["errors"][0].startswith(variable + ": "), plan["errors"]
+
+
+def test_export_options_that_are_not_a_list_are_named():
+    # export_options: 5 raised TypeError from list(5).
+    settings = {"mode": "nfs", "exports": [{"path": "/shared", "clients": ["10.0.0.0/24"]}], "export_options": 5,
+                "mounts": [], "mount_options": "hard"}
+    plan, _seconds = bounded(ONE_SECOND, _shared_storage.plan, settings, ["ctl"], [], {})
+    assert plan["errors"] == [
+        "shared_storage_export_options must be a list of option strings such as [rw, sync], not 5",
+        "shared_storage_mount_options must be a list of option strings such as [hard, noac], not 'hard'"]
+
+
+def test_extra_scrape_configs_given_as_a_string_are_named():
+    # prometheus_extra_scrape_configs: "- job_name: x" passed the check and became one scrape config per character.
+    errors, _seconds = bounded(ONE_SECOND, _monitoring.settings_errors, {"extra_scrape_configs": "- job_name: x"})
+    assert errors == ["prometheus_extra_scrape_configs must be a list of Prometheus scrape configs (mappings with "
+                      "a job_name), not '- job_name: x'"]
+
+
+@pytest.mark.parametrize("uid", [float("inf"), float("nan"), 1000.5, True, HUGE_NUMBER], ids=["inf", "nan", "1000.5",
+                                                                                              "true", "huge"])
+def test_a_uid_that_is_no_whole_number_is_the_accounts_own_error(uid):
+    # uid: .inf raised OverflowError from int(); 1000.5 became uid 1000.
+    users = [{"name": "slurm", "uid": uid, "group": "slurm", "home": "/var/lib/slurm", "shell": "/bin/false"}]
+    with pytest.raises(_local_accounts.AccountsError, match="uid of user slurm must be a number from 0 to 4294967294"):
+        bounded(ONE_SECOND, _local_accounts.normalise, [{"name": "slurm", "gid": 990}], users)
+
+
+@pytest.mark.parametrize("state", [42, "x", [1, 2], {"boot_id": "boot-1", "counts": 42},
+                                   {"boot_id": "boot-1", "counts": [42, None, {"count": "3"}], "open": [7, {"xid": []}]},
+                                   {"boot_id": "boot-1", "open": 42, "position": [1]}, None],
+                         ids=["int", "text", "list", "counts-int", "counts-items", "open-int", "none"])
+def test_an_xid_state_file_of_the_wrong_shape_leaves_the_scrape_going(state):
+    # xid.json holding 42 made every GPU exporter scrape fail (AttributeError) until the file changed.
+    assert bounded(ONE_SECOND, _gpu_metrics.xid_samples, state)[0] == []
+    fresh = bounded(ONE_SECOND, _health.xid_state, state, "boot-1", [{"xid": 79, "pci": "0000:3b:00", "detail": ""}],
+                    [79])[0]
+    assert fresh["open"] == [{"xid": 79, "pci": "0000:3b:00", "detail": ""}]
+    assert fresh["counts"] == [{"pci": "0000:3b:00", "xid": 79, "count": 1}]
+
+
+def test_health_state_files_of_the_wrong_shape_read_as_empty():
+    assert _health.read_xid_state(42, "boot-1") == {"boot_id": "boot-1", "open": [], "counts": [], "position": {}}
+    kept = {"boot_id": "boot-1", "open": [{"xid": 79, "pci": "p", "detail": "d"}, 42],
+            "counts": [{"pci": "p", "xid": 79, "count": 2}, {"pci": "p", "xid": "79", "count": 1}],
+            "position": {"kmsg_seq": HUGE_NUMBER}}
+    assert _health.read_xid_state(kept, "boot-1") == {
+        "boot_id": "boot-1", "open": [{"xid": 79, "pci": "p", "detail": "d"}],
+        "counts": [{"pci": "p", "xid": 79, "count": 2}], "position": {}}
+    assert _health.read_xid_state(kept, "boot-2")["open"] == []
+    assert _health.read_stuck(42) == []
+    assert _health.read_stuck([{"pid": 12, "start": "345", "why": "x"}, {"pid": "12"}, [1], {"pid": True}]) == [
+        {"pid": 12, "start": "345", "why": "x"}]
+
+
+@pytest.mark.parametrize("results", [[42], ["fail"], [None, {"check": "xid", "status": "fail"}], 42, {"a": 1}],
+                         ids=["int", "text", "none-and-one", "not-a-list", "mapping"])
+def test_a_last_json_whose_results_are_not_objects_is_read(results):
+    # results: [42] made health_last_result raise AttributeError from item.get.
+    record = {"node": "gpu01", "mode": "interval", "time": "2026-11-24T10:00:00+0000", "status": "fail",
+              "results": results, "counts": 42, "reason": "gpuops-health: xid: XID 79", "action": "drain", "why": "x"}
+    result, _seconds = bounded(ONE_SECOND, _validate_checks.health_last_result, "gpu01", record)
+    assert result["status"] == "fail" and result["check"] == "health_last"
+    record["status"] = "pass"
+    assert _validate_checks.health_last_result("gpu01", record)["message"] == (
+        "interval run at 2026-11-24T10:00:00+0000 passed (? checks, ? not run)")
+
+
+def test_a_restart_record_of_deeply_nested_brackets_is_no_record():
+    # json.loads of 100,000 nested brackets raised RecursionError through slurm_restart_plan.
+    for text in ("[" * 100000 + "]" * 100000, '{"settings": ' + "[" * 100000 + "]" * 100000 + "}",
+                 '{"settings": {"SlurmctldPort": ' + "[" * 900 + "]" * 900 + "}}"):
+        changes, _seconds = bounded(ONE_SECOND, _slurm_model.restart_plan, text, {"settings": {}, "nodes": []},
+                                    ["SlurmctldPort"], True, True)
+        assert changes == ["no record of the settings the daemons run with"]
+
+
+@pytest.mark.parametrize("data", [b"1795481562.123456789\n", 1795481562, None, ["1795481562"]],
+                         ids=["bytes", "int", "none", "list"])
+def test_parse_epoch_reads_its_input_as_every_parser_does(data):
+    # parse_epoch skipped the as_text check: bytes, a number or a list raised TypeError from the regex.
+    try:
+        value, _seconds = bounded(ONE_SECOND, _clock.parse_epoch, data)
+    except _clock.ClockError as exc:
+        assert isinstance(data, (type(None), int, list)) and "date +%s.%N" in str(exc)
+    else:
+        assert isinstance(data, bytes) and value == pytest.approx(1795481562.123456789)

@@ -382,7 +382,7 @@ def test_parse_unmunge():
                       "decode_time": 1795341601, "encode_host": "va-gpu01 (172.31.251.3)"}
     with pytest.raises(ValidateError, match="no STATUS line"):
         parse_unmunge("garbage")
-    with pytest.raises(ValidateError, match="expected text"):
+    with pytest.raises(ValidateError, match="unmunge: output must be text, got NoneType"):
         parse_unmunge(None)
 
 
