@@ -16,7 +16,7 @@ def chrony_config(settings):
     """One host's chrony.conf lines, chronyd options and role, with every settings problem in errors."""
     try:
         return _chrony.config(settings)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("chrony_config: unexpected input (%s: %s)" % (type(exc).__name__, clip(str(exc), 200)))
 
 

@@ -14,7 +14,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._env_modules import
 def _call(name, function, *args):
     try:
         return function(*args)
-    except (EnvModulesError, AttributeError, TypeError, ValueError) as exc:
+    except (EnvModulesError, AttributeError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
 
 

@@ -19,7 +19,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
 def _call(name, function, *args):
     try:
         return function(*args)
-    except (GpuPlanError, AttributeError, TypeError, ValueError) as exc:
+    except (GpuPlanError, AttributeError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
 
 

@@ -19,7 +19,7 @@ def grafana_dashboard_queries(dashboard, variables=None):
         return _grafana.dashboard_queries(dashboard, variables)
     except _grafana.GrafanaError as exc:
         raise AnsibleFilterError("grafana_dashboard_queries: %s" % exc)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("grafana_dashboard_queries: unexpected input (%s: %s)"
                                  % (type(exc).__name__, clip(str(exc), 200)))
 

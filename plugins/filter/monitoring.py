@@ -15,7 +15,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
 def _guard(name, function, *args):
     try:
         return function(*args)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 

@@ -15,7 +15,7 @@ def mpi_ucx_env(ib_fact):
     """UCX and OpenMPI transport variables from the gpuops_ib fact."""
     try:
         return ucx_env(ib_fact)
-    except (MpiEnvError, AttributeError, TypeError, ValueError) as exc:
+    except (MpiEnvError, AttributeError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("mpi_ucx_env: %s" % exc)
 
 

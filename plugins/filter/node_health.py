@@ -17,7 +17,7 @@ def _call(name, func, *args):
         return func(*args)
     except health.HealthError as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 

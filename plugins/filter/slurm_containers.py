@@ -17,7 +17,7 @@ def slurm_containers_plan(settings, facts):
     """enroot's paths, whether pyxis must be (re)built, its plugstack line, and every input error."""
     try:
         return _slurm_containers.plan(settings, facts)
-    except (AttributeError, KeyError, TypeError, ValueError) as exc:
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("slurm_containers_plan: unexpected input (%s: %s)"
                                  % (type(exc).__name__, clip(str(exc), 200)))
 

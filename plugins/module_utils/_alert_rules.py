@@ -68,8 +68,8 @@ SKIP_FSTYPES = ("tmpfs", "overlay")
 # Prometheus' duration: units from years to milliseconds, each at most once, largest first; "0" alone too.
 _DURATION_RE = re.compile(r"^(?:0|(?=[0-9])(?:[0-9]+y)?(?:[0-9]+w)?(?:[0-9]+d)?(?:[0-9]+h)?(?:[0-9]+m)?"
                           r"(?:[0-9]+s)?(?:[0-9]+ms)?)$")
-_LABEL_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-_SEVERITY_RE = re.compile(r"^[A-Za-z0-9_-]+$")
+_LABEL_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
+_SEVERITY_RE = re.compile(r"^[A-Za-z0-9_-]+\Z")
 _RESERVED_LABELS = ("severity", "alertname")
 
 

@@ -25,25 +25,27 @@ __metaclass__ = type
 import ipaddress
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
+
 # Source options chrony 4 takes: flags, and options with a value (integer or number).
 FLAG_OPTIONS = frozenset(("iburst", "burst", "prefer", "noselect", "trust", "require", "xleave", "nts", "offline",
                           "auto_offline", "copy"))
 INT_OPTIONS = frozenset(("minpoll", "maxpoll", "key", "port", "polltarget", "minstratum", "maxsources", "version",
                          "presend", "filter", "certset", "ntsport", "maxsamples", "minsamples"))
 FLOAT_OPTIONS = frozenset(("maxdelay", "maxdelayratio", "maxdelaydevratio", "mindelay", "asymmetry", "offset"))
-_INT_RE = re.compile(r"^-?[0-9]{1,6}$")
-_FLOAT_RE = re.compile(r"^-?[0-9]{1,9}(\.[0-9]{1,9})?(e-?[0-9]{1,2})?$")
-_LABEL_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$")
-_MAKESTEP_RE = re.compile(r"^[0-9]{1,6}(\.[0-9]{1,6})? -?[0-9]{1,6}$")
+_INT_RE = re.compile(r"^-?[0-9]{1,6}\Z")
+_FLOAT_RE = re.compile(r"^-?[0-9]{1,9}(\.[0-9]{1,9})?(e-?[0-9]{1,2})?\Z")
+_LABEL_RE = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\Z")
+_MAKESTEP_RE = re.compile(r"^[0-9]{1,6}(\.[0-9]{1,6})? -?[0-9]{1,6}\Z")
 # A line of chrony.conf given by hand: printable, one line.
-_LINE_RE = re.compile(r"^[^\x00-\x1f\x7f]*$")
+_LINE_RE = re.compile(r"^[^\x00-\x1f\x7f]*\Z")
 SERVER_KEYS = ("host", "options", "pool")
 _SHOWN = 60
 HEADER = "# Managed by Ansible (gpuops.cluster.chrony): changes here are overwritten."
 
 
 def _shown(value):
-    text = value if isinstance(value, str) else repr(value)
+    text = value if isinstance(value, str) else shown(value, _SHOWN)
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 
@@ -192,7 +194,8 @@ def config(settings):
     errors = []
     if not isinstance(settings, dict):
         return {"lines": [], "daemon_options": "", "serve": False, "clock_control": True, "sources": [],
-                "errors": ["the chrony settings must be a mapping"]}
+                "errors": ["chrony_*: the chrony settings must be a mapping of the chrony_ variables, not %s"
+                           % _shown(settings)]}
     sources = source_lines(settings.get("servers", []), settings.get("server_options", ["iburst"]), errors)
     time_server = bool(settings.get("time_server"))
     site_servers = bool(settings.get("servers"))
@@ -212,6 +215,10 @@ def config(settings):
             sources = [" ".join(["server", address] + options)]
     lines = [HEADER] + sources
     base = settings.get("base_lines", [])
+    if not isinstance(base, list) or not all(isinstance(line, str) and _LINE_RE.match(line) for line in base):
+        errors.append("__chrony_base_lines (the OS data's chrony.conf lines) must be a list of single lines, not %s"
+                      % _shown(base))
+        base = []
     lines.extend(line for line in base if clock_control or line != "rtcsync")
     makestep = settings.get("makestep", "1.0 3")
     if makestep:

@@ -50,15 +50,28 @@ def best_sample(taken):
             "samples": len(taken)}
 
 
+# The largest offset or round trip a sample may hold, in seconds (a century): more is garbage, not a clock.
+_MAX_SECONDS = 3.2e9
+
+
+def _seconds(value):
+    """Whether value is a number of seconds a sample can hold: an int or float (not a bool), finite, not absurd."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:
+        return abs(float(value)) < _MAX_SECONDS
+    except OverflowError:  # an int beyond what a float holds
+        return False
+
+
 def _usable(sample):
-    numbers = (int, float)
-    return (isinstance(sample, dict) and isinstance(sample.get("offset_s"), numbers)
-            and isinstance(sample.get("rtt_s"), numbers) and sample["rtt_s"] >= 0)
+    return (isinstance(sample, dict) and _seconds(sample.get("offset_s")) and _seconds(sample.get("rtt_s"))
+            and sample["rtt_s"] >= 0)
 
 
 def skew(node, controller):
     """(skew_s, uncertainty_s) of node's clock against controller's, from two best_sample results."""
     for name, sample in (("node", node), ("controller", controller)):
         if not _usable(sample):
-            raise ClockError("the %s's clock sample is missing or malformed: %r" % (name, sample))
+            raise ClockError("the %s's clock sample is missing or malformed: %s" % (name, shown(sample, 200)))
     return (node["offset_s"] - controller["offset_s"], (node["rtt_s"] + controller["rtt_s"]) / 2.0)

@@ -26,10 +26,11 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
 # useradd's portable names: lower-case letters, digits, _ and -, starting
 # with a letter or _, at most 32 characters (the utmp limit).
-NAME_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+NAME_RE = re.compile(r"^[a-z_][a-z0-9_-]{0,31}\Z")
 NAME_FIX = "lower-case letters, digits, _ and -, starting with a letter or _, at most 32 characters"
 # The largest id every tool takes (some still store ids as signed 32-bit).
 MAX_ID = 2147483647
@@ -47,7 +48,7 @@ class ClusterUsersError(ValueError):
 
 
 def _shown(value):
-    text = repr(value) if not isinstance(value, str) else value
+    text = shown(value, _SHOWN) if not isinstance(value, str) else value
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 
@@ -62,7 +63,9 @@ def _hosts(names):
 
 def _id(value, what, minimum, errors):
     """value as an id of at least minimum, or None with a message in errors."""
-    if isinstance(value, bool) or not isinstance(value, (int, str)) or not re.match(r"^[0-9]{1,10}$", str(value)):
+    # An int is compared, never printed whole (str() refuses 4,300 digits); text is 1 to 10 ASCII digits.
+    if isinstance(value, bool) or not (isinstance(value, int) and 0 <= value < 10 ** 10
+                                       or isinstance(value, str) and re.match(r"^[0-9]{1,10}\Z", value)):
         errors.append("%s must be a whole number, not %s" % (what, _shown(value)))
         return None
     number = int(value)
@@ -237,6 +240,10 @@ def plan(users, groups, settings=None):
 # --- on each host -----------------------------------------------------------------
 
 
+def _key(name):
+    return name if isinstance(name, str) else shown(name)
+
+
 def _entries(database, what):
     """getent's {name: [fields]} as {name: id} (the id is field 1 of passwd and group)."""
     if database is None:
@@ -247,10 +254,12 @@ def _entries(database, what):
     for name, fields in database.items():
         if not isinstance(fields, (list, tuple)) or len(fields) < 2:
             raise ClusterUsersError("%s entry %s is not a getent field list" % (what, _shown(name)))
-        try:
-            found[str(name)] = int(fields[1])
-        except (TypeError, ValueError):
-            continue  # a malformed line: not one of ours, nothing to compare
+        number = fields[1]
+        if isinstance(number, str) and re.match(r"\s*[0-9]{1,10}\s*\Z", number):
+            found[_key(name)] = int(number)
+        elif isinstance(number, int) and not isinstance(number, bool) and 0 <= number < 2 ** 32:
+            found[_key(name)] = number
+        # else a malformed line (not a number of at most 10 digits): not one of ours, nothing to compare
     return found
 
 

@@ -18,7 +18,7 @@ __metaclass__ = type
 import posixpath
 import re
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import unique
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown, unique
 
 # The line every modulefile the role writes starts its comment with (so that only those are ever removed).
 MARKER = "## Managed by gpuops.cluster.env_modules"
@@ -49,16 +49,18 @@ class EnvModulesError(Exception):
 def _path_problem(value):
     """Why value is not a usable absolute path, or None."""
     if not isinstance(value, str) or not value:
-        return "must be an absolute path, not %s" % (repr(value) if value is not None else "null")
+        return "must be an absolute path, not %s" % (shown(value) if value is not None else "null")
     if not _PLAIN_PATH.match(value):
-        return "must be an absolute path without blanks, colons, quotes, $, backquotes or backslashes, not %r" % value
+        return "must be an absolute path without blanks, colons, quotes, $, backquotes or backslashes, not %s" % shown(value)
     if posixpath.normpath(value) != value or value == "/":
-        return "must be a normalised absolute path below / (no trailing slash, . or ..), not %r" % value
+        return "must be a normalised absolute path below / (no trailing slash, . or ..), not %s" % shown(value)
     return None
 
 
 def settings_errors(settings):
-    """One message per bad setting, naming the variable and the fix."""
+    """One message per bad setting, naming the variable and the fix (any value of any type; never raises)."""
+    if not isinstance(settings, dict):
+        return ["the env_modules settings must be a mapping of the env_modules_ variables, not %s." % shown(settings)]
     errors = []
     for key in PATH_SETTINGS:
         problem = _path_problem(settings.get(key))
@@ -66,7 +68,8 @@ def settings_errors(settings):
             errors.append("%s %s." % (_VARS[key], problem))
     paths = settings.get("paths")
     if not isinstance(paths, list):
-        errors.append("env_modules_paths must be a list of absolute paths (site modulefile trees), not %r." % (paths,))
+        errors.append("env_modules_paths must be a list of absolute paths (site modulefile trees), not %s."
+                      % shown(paths))
     else:
         for path in paths:
             problem = _path_problem(path)
@@ -74,7 +77,7 @@ def settings_errors(settings):
                 errors.append("env_modules_paths: every entry %s." % problem)
     for key in ("cuda", "nccl"):
         if not isinstance(settings.get(key), bool):
-            errors.append("%s must be true or false, not %r." % (_VARS[key], settings.get(key)))
+            errors.append("%s must be true or false, not %s." % (_VARS[key], shown(settings.get(key))))
     if not errors:
         own = [settings.get(key) for key in ("bash_env_path", "task_prolog_path")]
         tree = settings["dir"] + "/"
@@ -106,7 +109,7 @@ def cuda_version_from_dir(path):
 
 def cuda_version_from_package(version):
     """11.8 from a package version such as 11.8.89~11.8.0-5~deb12u1 (or 1:12.4.131-2), else None."""
-    match = _PKG_VERSION.match(str(version or "").strip())
+    match = _PKG_VERSION.match(version.strip()) if isinstance(version, str) else None
     return "%d.%d" % (int(match.group(1)), int(match.group(2))) if match else None
 
 
@@ -115,13 +118,30 @@ def _version_key(version):
 
 
 def _paths_of(found, key):
-    """The paths of a find result (dict with files, or a list of dicts or strings)."""
+    """The paths of a find result (dict with files, or a list of dicts or strings); EnvModulesError for another
+    shape (the role's look-ups never give one)."""
     value = found.get(key) or []
     if isinstance(value, dict):
         value = value.get("files") or []
     if not isinstance(value, list):
-        raise EnvModulesError("%s must be a list of files, not %r" % (key, value))
-    return [item.get("path") if isinstance(item, dict) else item for item in value]
+        raise EnvModulesError("%s must be a list of files, not %s" % (key, shown(value)))
+    paths = [item.get("path") if isinstance(item, dict) else item for item in value]
+    if not all(isinstance(path, str) for path in paths):
+        raise EnvModulesError("%s must be a list of paths, not %s" % (key, shown(value)))
+    return paths
+
+
+def _distro(found):
+    """found's distro ([{package, prefix}]) and package_versions ({package: version or None}), checked."""
+    distro = found.get("distro") or []
+    versions = found.get("package_versions") or {}
+    if not isinstance(distro, list) or not all(
+            isinstance(entry, dict) and isinstance(entry.get("package"), str)
+            and isinstance(entry.get("prefix") or "", str) for entry in distro):
+        raise EnvModulesError("distro must be a list of {package, prefix}, not %s" % shown(distro))
+    if not isinstance(versions, dict):
+        raise EnvModulesError("package_versions must be a mapping of package to version, not %s" % shown(versions))
+    return distro, versions
 
 
 def cuda_toolkits(found):
@@ -138,9 +158,9 @@ def cuda_toolkits(found):
         version = cuda_version_from_dir(path)
         if version:
             candidates.append((version, path.rstrip("/")))
-    versions = found.get("package_versions") or {}
-    for entry in found.get("distro") or []:
-        version = cuda_version_from_package(versions.get(entry.get("package")))
+    distro, versions = _distro(found)
+    for entry in distro:
+        version = cuda_version_from_package(versions.get(entry["package"]))
         if version and entry.get("prefix"):
             candidates.append((version, entry["prefix"].rstrip("/")))
     toolkits = []
@@ -155,7 +175,7 @@ def cuda_toolkits(found):
 def probe_paths(found):
     """The paths the role asks host_probe about: nvcc and lib64 of every candidate toolkit."""
     prefixes = [p.rstrip("/") for p in _paths_of(found, "cuda_dirs") if p and cuda_version_from_dir(p)]
-    prefixes += [entry["prefix"].rstrip("/") for entry in found.get("distro") or [] if entry.get("prefix")]
+    prefixes += [entry["prefix"].rstrip("/") for entry in _distro(found)[0] if entry.get("prefix")]
     return [prefix + suffix for prefix in unique(prefixes) for suffix in ("/bin/nvcc", "/lib64")]
 
 
@@ -168,22 +188,26 @@ def plan(settings, found=None):
     under <dir>/cuda and <dir>/nccl that carry MARKER).
     """
     if not isinstance(settings, dict):
-        raise EnvModulesError("the settings must be a dict, not %r" % (settings,))
+        raise EnvModulesError("the settings must be a dict, not %s" % shown(settings))
     errors = settings_errors(settings)
     result = {"errors": errors, "modulepath": [], "toolkits": [], "cuda_default": "", "dirs": [], "files": [],
               "stale": [], "note": ""}
     if errors:
         return result
-    distro_paths = [p.rstrip("/") if p != "/" else p for p in settings.get("distro_paths") or []]
+    distro_paths = settings.get("distro_paths") or []
+    if not isinstance(distro_paths, list) or not all(isinstance(path, str) for path in distro_paths):
+        raise EnvModulesError("distro_paths (the OS data) must be a list of paths, not %s" % shown(distro_paths))
+    distro_paths = [p.rstrip("/") if p != "/" else p for p in distro_paths]
     result["modulepath"] = unique([settings["dir"]] + list(settings["paths"]) + distro_paths)
     if found is None:
         return result
     if not isinstance(found, dict):
-        raise EnvModulesError("found must be a dict, not %r" % (found,))
+        raise EnvModulesError("found must be a dict, not %s" % shown(found))
 
     top = settings["dir"]
     toolkits = cuda_toolkits(found) if settings["cuda"] else []
-    link = str(found.get("cuda_link") or "").rstrip("/")
+    link = found.get("cuda_link") or ""
+    link = link.rstrip("/") if isinstance(link, str) else ""
     default = [t["version"] for t in toolkits if t["prefix"] == link]
     result["toolkits"] = toolkits
     result["cuda_default"] = default[0] if default else ""

@@ -17,6 +17,9 @@ __metaclass__ = type
 import base64
 import binascii
 import hashlib
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip, shown
 
 
 class FileStateError(Exception):
@@ -24,9 +27,14 @@ class FileStateError(Exception):
 
 
 def _text_bytes(content):
-    if isinstance(content, bytes):
-        return content
-    return content.encode("utf-8", "surrogateescape")
+    if isinstance(content, (bytes, bytearray)):
+        return bytes(content)
+    if not isinstance(content, str):
+        raise FileStateError("content must be text, not %s" % shown(content))
+    try:
+        return content.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate surrogateescape never makes: not a file's text
+        raise FileStateError("content holds %s, which is not text a file can hold" % shown(content, 80))
 
 
 def content_checksum(content):
@@ -34,14 +42,16 @@ def content_checksum(content):
     return hashlib.sha1(_text_bytes(content)).hexdigest()
 
 
+_MODE_RE = re.compile(r"\s*[0-7]{1,6}\s*\Z")
+
+
 def _norm_mode(mode):
     if mode is None:
         return None
-    text = str(mode).strip()
-    try:
-        return "%04o" % int(text, 8)
-    except ValueError:
-        raise FileStateError("mode %r is not an octal string such as '0644'" % (mode,))
+    text = mode if isinstance(mode, str) else str(mode) if isinstance(mode, int) and 0 <= mode < 10 ** 6 else ""
+    if not _MODE_RE.match(text):
+        raise FileStateError("mode %s is not an octal string such as '0644'" % shown(mode))
+    return "%04o" % int(text, 8)
 
 
 def index_found(found):
@@ -53,7 +63,7 @@ def index_found(found):
     index = {}
     for entry in found:
         if not isinstance(entry, dict) or "path" not in entry:
-            raise FileStateError("find entry without a path: %r" % (entry,))
+            raise FileStateError("find entry without a path: %s" % shown(entry))
         index[entry["path"].rstrip("/") or "/"] = entry
     return index
 
@@ -64,13 +74,13 @@ def is_stale(wanted, have):
     wanted: dict with path, and optionally state (file|directory|absent), owner,
     group, mode and content (files).
     """
-    if not isinstance(wanted, dict) or not wanted.get("path"):
-        raise FileStateError("each wanted entry needs a path: %r" % (wanted,))
-    path = str(wanted["path"]).rstrip("/") or "/"
+    if not isinstance(wanted, dict) or not wanted.get("path") or not isinstance(wanted["path"], str):
+        raise FileStateError("each wanted entry needs a path: %s" % shown(wanted))
+    path = wanted["path"].rstrip("/") or "/"
     entry = have.get(path)
     state = wanted.get("state", "file")
     if state not in ("file", "directory", "absent"):
-        raise FileStateError("state %r for %s: use file, directory or absent" % (state, path))
+        raise FileStateError("state %s for %s: use file, directory or absent" % (shown(state), clip(path, 200)))
     if state == "absent":
         return entry is not None
     if entry is None:
@@ -91,10 +101,12 @@ def is_stale(wanted, have):
                 raise FileStateError("content_b64 of %s is not valid base64" % path)
             if entry.get("checksum") != content_checksum(data):
                 return True
-    if wanted.get("owner") is not None and entry.get("pw_name") != str(wanted["owner"]):
-        return True
-    if wanted.get("group") is not None and entry.get("gr_name") != str(wanted["group"]):
-        return True
+    for key, field in (("owner", "pw_name"), ("group", "gr_name")):
+        value = wanted.get(key)
+        if value is not None and not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise FileStateError("%s %s of %s is not a user or group name" % (key, shown(value), clip(path, 200)))
+        if value is not None and entry.get(field) != (value if isinstance(value, str) else "%d" % value):
+            return True
     want_mode = _norm_mode(wanted.get("mode"))
     if want_mode is not None and _norm_mode(entry.get("mode")) != want_mode:
         return True
@@ -116,5 +128,5 @@ def stale_entries(wanted, found):
 def _stale(wanted, have, key=None):
     if not isinstance(wanted, (list, tuple)):
         raise FileStateError("expected a list of wanted entries%s, got %s"
-                             % ("" if key is None else " under %r" % (key,), type(wanted).__name__))
+                             % ("" if key is None else " under %s" % shown(key), type(wanted).__name__))
     return [item for item in wanted if is_stale(item, have)]

@@ -125,7 +125,8 @@ def xid_samples(xid_state, smi=None):
     counts = xid_state.get("counts") if isinstance(xid_state, dict) else None
     for item in counts if isinstance(counts, list) else []:
         if not isinstance(item, dict) or not isinstance(item.get("count"), int) or isinstance(item.get("count"), bool) \
-                or not isinstance(item.get("pci") or "", str) or not isinstance(item.get("xid"), int):
+                or not 0 <= item["count"] < 2 ** 63 or not isinstance(item.get("pci") or "", str) \
+                or not isinstance(item.get("xid"), int) or not 0 <= item["xid"] < 100000:
             continue
         pci = str(item.get("pci") or "")
         out.append((PREFIX + "xid_errors_total", {"pci_bus_id": pci, "xid": str(item.get("xid")),

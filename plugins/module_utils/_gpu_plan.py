@@ -30,6 +30,44 @@ def _text(value):
     return "" if value is None else str(value).strip()
 
 
+# The settings of each plan by the shape they must have: text (a number is read as its text: branch: 570),
+# lists of package names, mappings of kernel module flavour to such lists.
+_TEXT_KEYS = ("source", "branch", "version", "pkg_manager", "kernel_modules", "fabricmanager", "repo_base_url",
+              "repo_dist", "repo_arch", "repo_key_url", "repo_key_id", "apt_key_file", "default_version",
+              "distro_package", "distro_prefix")
+_LIST_KEYS = ("packages", "unversioned", "fabricmanager_packages", "source_fabricmanager")
+_FLAVOUR_KEYS = ("source_packages", "hold_extra")
+
+
+def _is_word(value):
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** 18)
+
+
+def _is_names(value):
+    return isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
+
+
+def _check(settings, prefix):
+    """GpuPlanError naming the variable (prefix + key) of the first setting of the wrong shape."""
+    if not isinstance(settings, dict):
+        raise GpuPlanError("the %s settings must be a mapping, not %s" % (prefix.rstrip("_"), shown(settings)))
+    for key in _TEXT_KEYS:
+        value = settings.get(key)
+        if value is not None and (not _is_word(value) or "\n" in _text(value) or len(_text(value)) > 4096):
+            raise GpuPlanError("%s%s must be text on one line such as %s, not %s"
+                               % (prefix, key, "570" if key in ("branch", "version") else "'apt'", shown(value)))
+    for key in _LIST_KEYS:
+        value = settings.get(key)
+        if value is not None and not _is_names(value):
+            raise GpuPlanError("%s%s must be a list of package names, not %s" % (prefix, key, shown(value)))
+    for key in _FLAVOUR_KEYS:
+        value = settings.get(key)
+        if value is not None and not (isinstance(value, dict) and all(
+                isinstance(name, str) and (item is None or _is_names(item)) for name, item in value.items())):
+            raise GpuPlanError("%s%s must be a mapping of kernel module flavour (proprietary, open) to a list of "
+                               "package names, not %s" % (prefix, key, shown(value)))
+
+
 def driver_branch(branch, version, default_branch):
     """The driver branch: nvidia_driver_branch, else the major of nvidia_driver_version, else the OS default."""
     if _text(branch):
@@ -45,12 +83,14 @@ def driver_plan(settings):
     settings: source, branch, version, pkg_manager, kernel_modules, packages (override), source_packages
     ({proprietary, open}), unversioned, hold_extra ({proprietary, open}), fabricmanager (enabled|auto|disabled),
     fabric_manager_needed, fabricmanager_packages (override), source_fabricmanager, persistenced, repo_base_url,
-    repo_dist, repo_arch, repo_key_url (override), repo_key_id, apt_key_file.
+    repo_dist, repo_arch, repo_key_url (override), repo_key_id, apt_key_file. A setting of another shape raises
+    GpuPlanError naming it.
     """
+    _check(settings, "nvidia_driver_")
     source = _text(settings.get("source"))
     branch = _text(settings.get("branch"))
     version = _text(settings.get("version"))
-    modules = settings.get("kernel_modules") or "proprietary"
+    modules = _text(settings.get("kernel_modules")) or "proprietary"
     if version:
         pattern, regex = version + "-*", "^([0-9]+:)?" + re.escape(version) + "-"
     else:
@@ -66,13 +106,18 @@ def driver_plan(settings):
     repo = {}
     if source == "nvidia":
         url = "%s/%s/%s" % (_text(settings.get("repo_base_url")).rstrip("/"), settings.get("repo_dist"), settings.get("repo_arch"))
+        try:
+            host = urlsplit(url).hostname
+        except ValueError as exc:  # an unclosed [ of an IPv6 address, a bad port
+            raise GpuPlanError("nvidia_driver_repo_base_url %s is not a URL (%s)"
+                               % (shown(settings.get("repo_base_url")), exc))
         key_file = settings.get("apt_key_file")
         repo = {
             "url": url,
             "key_url": _text(settings.get("repo_key_url")) or "%s/%s.pub" % (url, settings.get("repo_key_id")),
             "apt_key_file": key_file,
             "apt_source": "deb [signed-by=%s] %s/ /" % (key_file, url),
-            "apt_pin_origin": urlsplit(url).hostname,
+            "apt_pin_origin": host,
             "dnf_name": "cuda-%s-%s" % (settings.get("repo_dist"), settings.get("repo_arch")),
         }
     return {
@@ -123,8 +168,9 @@ def cuda_plan(settings):
     """The CUDA plan: source, package manager, default version and one toolkit per version.
 
     settings: source, pkg_manager, versions (override), distro_versions, nvidia_default_versions, default_version,
-    distro_package, distro_prefix.
+    distro_package, distro_prefix. A setting of another shape raises GpuPlanError naming it.
     """
+    _check(settings, "cuda_")
     source = _text(settings.get("source"))
     distro = source == "distro"
     versions = _versions(settings.get("versions"), "cuda_versions")

@@ -183,15 +183,21 @@ def expectation(slurm_gres, gpus, driver_version="", ib_selected=(), ib_hcas=())
     """
     if not isinstance(gpus, list) or not isinstance(ib_hcas, (list, tuple)):
         raise HealthError("expected the GPU facts' gpus and the RDMA facts' hcas as lists")
+    if not isinstance(ib_selected or [], (list, tuple)) or not all(isinstance(name, str) for name in ib_selected or []):
+        raise HealthError("node_health_ib_ports must be a list of RDMA ports such as [mlx5_0:1], not %s"
+                          % shown(ib_selected))
+    if not isinstance(driver_version or "", str):
+        raise HealthError("nvidia_driver_version must be a version such as 550.54.15, not %s" % shown(driver_version))
     try:
         count = gres_gpu_count(slurm_gres or "")
         types = gres_gpu_type_counts(slurm_gres or "")
     except ValidateError as exc:
-        raise HealthError("the node's Gres %r: %s" % (slurm_gres, exc))
+        raise HealthError("the node's Gres %s: %s" % (shown(slurm_gres), exc))
     rates = {}
     for hca in ib_hcas or []:
-        for port in hca.get("ports") or []:
-            rates["%s:%s" % (hca.get("name"), port.get("port"))] = port.get("rate_gbps") or 0
+        for port in (hca.get("ports") or []) if isinstance(hca, dict) else []:
+            if isinstance(port, dict):
+                rates["%s:%s" % (hca.get("name"), port.get("port"))] = port.get("rate_gbps") or 0
     return {
         "gpu_count": count,
         "gpu_types": types,
@@ -259,8 +265,8 @@ def _open_events(items):
     """The open XIDs of a state file: the entries of the right shape ({xid, pci, detail}), at most 64."""
     out = []
     for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and _is_whole(item.get("xid")) and isinstance(item.get("pci"), str) \
-                and isinstance(item.get("detail", ""), str):
+        if isinstance(item, dict) and _is_whole(item.get("xid")) and 0 <= item["xid"] < 100000 \
+                and isinstance(item.get("pci"), str) and isinstance(item.get("detail", ""), str):
             out.append({"xid": item["xid"], "pci": item["pci"], "detail": item.get("detail", "")})
     return out[:64]
 
@@ -270,7 +276,7 @@ def _counts(items):
     out = []
     for item in items if isinstance(items, list) else []:
         if isinstance(item, dict) and isinstance(item.get("pci"), str) and _is_whole(item.get("xid")) \
-                and _is_whole(item.get("count")) and item["count"] >= 0:
+                and 0 <= item["xid"] < 100000 and _is_whole(item.get("count")) and 0 <= item["count"] < 2 ** 63:
             out.append({"pci": item["pci"], "xid": item["xid"], "count": item["count"]})
     return out[:256]
 
@@ -279,9 +285,10 @@ def _position(value):
     """Where the last read of the kernel log ended: {kmsg_seq} or {inode, offset}, whole numbers; else {} (from the
     start)."""
     if isinstance(value, dict):
-        if set(value) == {"kmsg_seq"} and _is_whole(value["kmsg_seq"]) and value["kmsg_seq"] >= 0:
+        if set(value) == {"kmsg_seq"} and _is_whole(value["kmsg_seq"]) and 0 <= value["kmsg_seq"] < 2 ** 64:
             return {"kmsg_seq": value["kmsg_seq"]}
-        if set(value) == {"inode", "offset"} and all(_is_whole(value[key]) and value[key] >= 0 for key in value):
+        if set(value) == {"inode", "offset"} and all(_is_whole(value[key]) and 0 <= value[key] < 2 ** 64
+                                                     for key in value):
             return {"inode": value["inode"], "offset": value["offset"]}
     return {}
 
@@ -302,7 +309,7 @@ def read_stuck(data):
     out (at most 64)."""
     out = []
     for item in data if isinstance(data, list) else []:
-        if isinstance(item, dict) and _is_whole(item.get("pid")) and item["pid"] > 1:
+        if isinstance(item, dict) and _is_whole(item.get("pid")) and 1 < item["pid"] < 2 ** 31:
             start = item.get("start")
             why = item.get("why")
             out.append({"pid": item["pid"], "start": start if isinstance(start, str) else None,
@@ -320,7 +327,8 @@ def xid_state(state, boot_id, events, drain_xids):
     count} (the GPU exporter's counter; 256 kinds at most).
     """
     state = read_xid_state(state, boot_id)
-    drain = set(_int(item) for item in drain_xids if not isinstance(item, (list, dict)))
+    drain = set(_int(item) for item in (drain_xids if isinstance(drain_xids, (list, tuple)) else [])
+                if not isinstance(item, (list, dict)))
     opened = state["open"]
     counts = dict(((item["pci"], item["xid"]), item["count"]) for item in state["counts"])
     for event in events:
@@ -345,7 +353,8 @@ def xid_result(node, state, events, drain_xids, source_error=None):
     if source_error:
         return result(node, "xid", NOT_RUN, None, [], "cannot read the kernel log: %s" % source_error)
     opened = _open_events(state.get("open") if isinstance(state, dict) else None)
-    drain = set(_int(item) for item in drain_xids if not isinstance(item, (list, dict)))
+    drain = set(_int(item) for item in (drain_xids if isinstance(drain_xids, (list, tuple)) else [])
+                if not isinstance(item, (list, dict)))
     reported = [event for event in events if event["xid"] not in drain]
     if opened:
         seen = []

@@ -170,6 +170,10 @@ def settings_errors(settings):
         errors.append("gpuops_monitoring_*_port: the ports must be a mapping of service to port, not %s" % shown(ports))
         ports = {}
     good = []
+    for key in ("prometheus", "alertmanager") + JOBS if ports else ():
+        if key not in ports:
+            errors.append("gpuops_monitoring_%s_port is not set: give a number from 1 to 65535"
+                          % _PORT_VARIABLES.get(key, key))
     for key in sorted(ports or {}, key=_sort_key):
         port = ports[key]
         if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:

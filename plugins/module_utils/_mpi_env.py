@@ -25,8 +25,10 @@ __metaclass__ = type
 
 import re
 
-_PORT = re.compile(r"^[A-Za-z0-9_.-]+:[0-9]{1,3}$")
-_IFNAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}$")
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip, shown
+
+_PORT = re.compile(r"^[A-Za-z0-9_.-]+:[0-9]{1,3}\Z")
+_IFNAME = re.compile(r"^[A-Za-z0-9_.:@-]{1,15}\Z")
 
 
 class MpiEnvError(ValueError):
@@ -35,40 +37,53 @@ class MpiEnvError(ValueError):
 
 def _link_layers(hcas, selected):
     layers = {}
+    if not isinstance(hcas or [], list):
+        raise MpiEnvError("gpuops_ib.hcas is %s, not a list of HCAs" % shown(hcas))
     for hca in hcas or []:
-        if not isinstance(hca, dict):
-            raise MpiEnvError("gpuops_ib.hcas holds %r, not an HCA" % (hca,))
+        if not isinstance(hca, dict) or not isinstance(hca.get("ports") or [], list):
+            raise MpiEnvError("gpuops_ib.hcas holds %s, not an HCA" % shown(hca))
         for port in hca.get("ports") or []:
-            if isinstance(port, dict):
-                layers["%s:%s" % (hca.get("name"), port.get("port"))] = port
+            if isinstance(port, dict) and isinstance(hca.get("name"), str) and _is_port_number(port.get("port")):
+                layers["%s:%s" % (hca["name"], port["port"])] = port
     missing = [p for p in selected if p not in layers]
     if missing:
-        raise MpiEnvError("gpuops_ib.selected names %s, which gpuops_ib.hcas does not have" % ", ".join(missing))
+        raise MpiEnvError("gpuops_ib.selected names %s, which gpuops_ib.hcas does not have"
+                          % clip(", ".join(missing), 200))
     return [layers[p] for p in selected]
+
+
+def _is_port_number(value):
+    return (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1000) or (
+        isinstance(value, str) and bool(re.match(r"[0-9]{1,3}\Z", value)))
 
 
 def ucx_env(ib_fact):
     """{name: value} of the UCX and OpenMPI variables for a node (see the module docstring)."""
     ib_fact = ib_fact or {}
     if not isinstance(ib_fact, dict):
-        raise MpiEnvError("gpuops_ib is %r, not the ib_facts fact" % (ib_fact,))
+        raise MpiEnvError("gpuops_ib is %s, not the ib_facts fact" % shown(ib_fact))
     selected = ib_fact.get("selected") or []
     if not isinstance(selected, list) or not all(isinstance(p, str) and _PORT.match(p) for p in selected):
-        raise MpiEnvError("gpuops_ib.selected is %r, not a list of hca:port" % (selected,))
+        raise MpiEnvError("gpuops_ib.selected is %s, not a list of hca:port" % shown(selected))
     nccl = ib_fact.get("nccl_env") or {}
+    if not isinstance(nccl, dict):
+        raise MpiEnvError("gpuops_ib.nccl_env is %s, not a mapping of NCCL variables" % shown(nccl))
     if selected:
         ports = _link_layers(ib_fact.get("hcas"), selected)
         env = {"UCX_NET_DEVICES": ",".join(selected), "UCX_TLS": "rc,ud,sm,self", "OMPI_MCA_pml": "ucx"}
         if all(p.get("link_layer") == "Ethernet" for p in ports):
-            indexes = set(p.get("roce_v2_gid_index") for p in ports)
-            if len(indexes) == 1 and None not in indexes:
-                env["UCX_IB_GID_INDEX"] = str(indexes.pop())
+            indexes = [p.get("roce_v2_gid_index") for p in ports]
+            if _is_port_number(indexes[0]) and all(index == indexes[0] for index in indexes):
+                env["UCX_IB_GID_INDEX"] = str(indexes[0])
         return env
     env = {"UCX_TLS": "tcp,sm,self"}
-    ifname = str(nccl.get("NCCL_SOCKET_IFNAME") or "").lstrip("=^")
+    ifname = nccl.get("NCCL_SOCKET_IFNAME") or ""
+    if not isinstance(ifname, str):
+        raise MpiEnvError("NCCL_SOCKET_IFNAME %s is not an interface name" % shown(ifname))
+    ifname = ifname.lstrip("=^")
     if ifname:
         if not _IFNAME.match(ifname):
-            raise MpiEnvError("NCCL_SOCKET_IFNAME %r is not an interface name" % ifname)
+            raise MpiEnvError("NCCL_SOCKET_IFNAME %s is not an interface name" % shown(ifname))
         env["UCX_NET_DEVICES"] = ifname
         env["OMPI_MCA_btl_tcp_if_include"] = ifname
     return env

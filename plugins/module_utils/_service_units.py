@@ -15,6 +15,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
+
 _UNIT = re.compile(r"^[A-Za-z0-9:_.@-]{1,250}$")
 
 
@@ -35,11 +37,11 @@ def unit_arg(name):
 def check_names(names):
     """The names, checked: systemd unit names, each once, at least one."""
     if not isinstance(names, list) or not names:
-        raise ServiceUnitsError("names must be a non-empty list of systemd unit names, got %r" % (names,))
+        raise ServiceUnitsError("names must be a non-empty list of systemd unit names, got %s" % shown(names))
     seen = set()
     for name in names:
         if not isinstance(name, str) or not _UNIT.fullmatch(name) or name.startswith("-"):
-            raise ServiceUnitsError("%r is not a systemd unit name (letters, digits, : _ . @ -)" % (name,))
+            raise ServiceUnitsError("%s is not a systemd unit name (letters, digits, : _ . @ -)" % shown(name))
         if unit_key(name) in seen:
             raise ServiceUnitsError("unit %s is listed twice" % name)
         seen.add(unit_key(name))

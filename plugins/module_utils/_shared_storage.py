@@ -118,10 +118,10 @@ MOUNT_CONFLICTS = (("hard", "soft"), ("hard", "softerr"), ("rw", "ro"), ("ac", "
                    ("lock", "nolock"), ("sync", "async"), ("auto", "noauto"), ("bg", "fg"),
                    ("sharecache", "nosharecache"), ("resvport", "noresvport"))
 
-_MODE_RE = re.compile(r"^[0-7]{3,4}$")
-_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-_HOST_RE = re.compile(r"^[A-Za-z0-9*?_\[\]][A-Za-z0-9*?_.\[\]-]*$")
-_SERVER_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][A-Za-z0-9_.-]*)$")
+_MODE_RE = re.compile(r"^[0-7]{3,4}\Z")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*\Z")
+_HOST_RE = re.compile(r"^[A-Za-z0-9*?_\[\]][A-Za-z0-9*?_.\[\]-]*\Z")
+_SERVER_RE = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_][A-Za-z0-9_.-]*)\Z")
 _PATH_BAD = re.compile(r"[\s\"'\\,#()]")
 
 
@@ -158,6 +158,12 @@ def _value_ok(pattern, value):
     if pattern not in _COMPILED:
         _COMPILED[pattern] = re.compile(r"(?:%s)\Z" % pattern)
     return bool(_COMPILED[pattern].match(value))
+
+
+def _group_name(settings):
+    """The storage group's name as the settings give it (for messages)."""
+    name = settings.get("server_group")
+    return name if isinstance(name, str) else shown(name)
 
 
 def _option_shown(option):
@@ -246,14 +252,15 @@ def client_error(pattern):
     if not isinstance(pattern, str) or not pattern:
         return "client %s is not a string" % shown(pattern)
     if pattern.startswith("@"):
-        return None if _NAME_RE.match(pattern[1:]) else "client %s is not a netgroup name" % pattern
+        return None if _NAME_RE.match(pattern[1:]) else "client %s is not a netgroup name" % _option_shown(pattern)
     try:
         if _network(pattern) is not None:
             return None
     except ValueError as exc:
-        return "client %s is not a network (%s)" % (pattern, exc)
+        return "client %s is not a network (%s)" % (_option_shown(pattern), _option_shown(str(exc)))
     if "/" in pattern or not _HOST_RE.match(pattern):
-        return "client %s is not an address, network (10.0.0.0/24), host name, wildcard or @netgroup" % pattern
+        return ("client %s is not an address, network (10.0.0.0/24), host name, wildcard or @netgroup"
+                % _option_shown(pattern))
     return None
 
 
@@ -398,7 +405,7 @@ def _entries(items, variable, shape, keys, twice, errors):
             continue
         path = entry.get("path")
         if isinstance(path, str):
-            what = "%s (%s)" % (what, path)
+            what = "%s (%s)" % (what, _option_shown(path))
         _unknown_keys(entry, keys, what, errors)
         ok = _check_path(path, what, errors)
         if ok and _normpath(path) in seen:
@@ -443,10 +450,10 @@ def _plan_exports(settings, clients_info, plan, errors, warnings):
         covered = covered_hosts(clients, clients_info)
         if covered is None:
             warnings.append("%s: the clients %s are netgroups; whether they let in the cluster hosts is not "
-                            "checked" % (what, ", ".join(clients)))
+                            "checked" % (what, _option_shown(", ".join(clients))))
         elif not covered and not known and any(_network(client) is not None for client in clients):
             warnings.append("%s: no address of any cluster host is known (facts not gathered), so the clients %s "
-                            "were not checked" % (what, ", ".join(clients)))
+                            "were not checked" % (what, _option_shown(", ".join(clients))))
         elif not covered:
             sample = []
             for host in sorted(clients_info)[:3]:
@@ -456,7 +463,7 @@ def _plan_exports(settings, clients_info, plan, errors, warnings):
                 "%s: clients %s let in no cluster host: %s%s. Fix the clients of the export to the network the "
                 "hosts reach the server on (for example %s), or set ansible_host of the hosts to their address "
                 "on that network" % (
-                    what, ", ".join(clients), ", ".join(sample), " ..." if len(clients_info) > 3 else "",
+                    what, _option_shown(", ".join(clients)), ", ".join(sample), " ..." if len(clients_info) > 3 else "",
                     _suggest(known)))
         plan["exports"].append({
             "path": _normpath(path),
@@ -512,7 +519,8 @@ def _plan_mounts(settings, plan, errors):
             continue
         server, remote = split_src(src)
         if not remote or (server is not None and not server) or (server and not _SERVER_RE.match(server)):
-            errors.append("%s: src %s is not server:/path (or /path, served by the storage host)" % (what, src))
+            errors.append("%s: src %s is not server:/path (or /path, served by the storage host)"
+                          % (what, _option_shown(src)))
             continue
         server_host = None
         if server is None or server in (plan["server"], plan["server_address"]):
@@ -520,14 +528,14 @@ def _plan_mounts(settings, plan, errors):
                 errors.append(
                     "%s: src %s names no server and there is no storage host: add a host to the group %s (or "
                     "the controller group) and export the path in shared_storage_exports, or write src as "
-                    "server:/path" % (what, src, settings.get("server_group")))
+                    "server:/path" % (what, _option_shown(src), _group_name(settings)))
                 continue
             server_host = plan["server"]
             server = plan["server_address"]
             if exports_valid and not pseudo_root and not _exported_by(remote, export_paths):
                 errors.append(
                     "%s: %s is not exported by the storage host %s (shared_storage_exports paths: %s); add it to "
-                    "shared_storage_exports or fix src" % (what, remote, server_host,
+                    "shared_storage_exports or fix src" % (what, _option_shown(remote), server_host,
                                                            ", ".join(export_paths) or "none"))
         if option_errors or not ok:
             continue
@@ -564,6 +572,27 @@ def _plan_external(entry, what, ok, plan, errors, settings):
                                "check_user": user})
 
 
+def _host_names(hosts, what):
+    """hosts as a list of inventory names; SharedStorageError for a shape the filter never builds."""
+    if hosts is None:
+        return []
+    if not _is_list(hosts) or not all(isinstance(host, str) for host in hosts):
+        raise SharedStorageError("%s must be a list of host names, not %s" % (what, shown(hosts)))
+    return list(hosts)
+
+
+def _check_clients_info(clients_info):
+    """clients_info as the filter builds it: host -> {addresses: [text], names: [text]}; else SharedStorageError."""
+    if not isinstance(clients_info, dict):
+        raise SharedStorageError("clients_info must be a mapping, not %s" % type(clients_info).__name__)
+    for host, info in clients_info.items():
+        if not isinstance(host, str) or not isinstance(info, dict) or not all(
+                _is_list(info.get(key) or []) and all(isinstance(item, str) for item in info.get(key) or [])
+                for key in ("addresses", "names")):
+            raise SharedStorageError("clients_info of %s must be {addresses: [...], names: [...]}, not %s"
+                                     % (shown(host), shown(info)))
+
+
 def plan(settings, server_group, controllers, clients_info):
     """The shared storage plan: server, export lines, mounts, and every input error (never raises on bad input).
 
@@ -574,8 +603,9 @@ def plan(settings, server_group, controllers, clients_info):
     """
     if not isinstance(settings, dict):
         raise SharedStorageError("settings must be a mapping, not %s" % type(settings).__name__)
-    if not isinstance(clients_info, dict):
-        raise SharedStorageError("clients_info must be a mapping, not %s" % type(clients_info).__name__)
+    server_group = _host_names(server_group, "the storage group")
+    controllers = _host_names(controllers, "the controller group")
+    _check_clients_info(clients_info)
     errors = []
     warnings = []
     mode = settings.get("mode", "nfs")
@@ -592,7 +622,7 @@ def plan(settings, server_group, controllers, clients_info):
                           % (key, example, shown(value)))
     exports_file = settings.get("exports_file", "/etc/exports.d/gpuops.exports")
     if mode == "nfs" and exports_file != "/etc/exports" and not (
-            isinstance(exports_file, str) and re.match(r"^/etc/exports\.d/[A-Za-z0-9_.-]+\.exports$", exports_file)):
+            isinstance(exports_file, str) and re.match(r"^/etc/exports\.d/[A-Za-z0-9_.-]+\.exports\Z", exports_file)):
         errors.append("shared_storage_exports_file is %s: exportfs reads /etc/exports and /etc/exports.d/*.exports "
                       "only; use /etc/exports.d/<name>.exports" % shown(exports_file))
     if mode == "nfs":
@@ -601,7 +631,7 @@ def plan(settings, server_group, controllers, clients_info):
             result["server"] = choose_server(server_group, controllers)
             if result["server"] is None and result["exports"]:
                 errors.append("shared_storage_exports is set but no host serves it: put the NFS server in the group "
-                              "%s (or have a Slurm controller)" % settings.get("server_group"))
+                              "%s (or have a Slurm controller)" % _group_name(settings))
         address = settings.get("server_address") or ""
         if not isinstance(address, str) or (address and not _SERVER_RE.match(address)):
             errors.append("shared_storage_server_address %s is not a host name or address" % shown(address))

@@ -36,7 +36,7 @@ import json
 import re
 
 from ansible.module_utils.six import binary_type, integer_types, string_types, text_type
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, as_text, guarded, small_int
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import MAX_DIGITS, as_text, guarded, shown, small_int
 
 
 class SlurmAccountsError(Exception):
@@ -57,10 +57,11 @@ ACCOUNT_KEYS = ("name", "description", "organization", "parent", "fairshare", "u
 USER_KEYS = ("name", "fairshare", "limits")
 
 ROOT = "root"
-_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]*$")
-_DIGITS = re.compile(r"^[0-9]+$")
+# Slurm stores names in columns of 255 bytes: a longer one is garbage (and is never quoted whole in a message).
+_NAME = re.compile(r"^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,199}\Z")
+_DIGITS = re.compile(r"^[0-9]+\Z")
 _BAD_TEXT = re.compile(r"[|'\"\r\n]")
-_PLAIN = re.compile(r"^[A-Za-z0-9_./=,:+-]+$")
+_PLAIN = re.compile(r"^[A-Za-z0-9_./=,:+-]+\Z")
 _UNITS = {"": 1024, "K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3, "P": 1024 ** 4}
 _NOTHING = ("Nothing modified", "Nothing new added", "Nothing deleted")
 
@@ -82,7 +83,7 @@ def _q(value):
         text = "".join(char if char.isprintable() else repr(char)[1:-1] for char in value[:200])
         return "'%s'" % (text + ("..." if len(value) > 200 else ""))
     if isinstance(value, bool) or value is None or isinstance(value, integer_types):
-        return str(value)
+        return shown(value)  # str() refuses an int past 4,300 digits
     return "a %s" % type(value).__name__
 
 
@@ -261,7 +262,7 @@ def _limits(value, owner):
         item = _s(item).strip()
         if re.search(r"\s|\|", item):
             raise SlurmAccountsError("%s: limit %s=%s holds a space or '|'; write it as sacctmgr takes it, e.g. "
-                                     "cpu=64,gres/gpu=8" % (owner, canonical, item))
+                                     "cpu=64,gres/gpu=8" % (owner, canonical, _q(item)[1:-1]))
         result[canonical] = item
     return result
 
@@ -387,7 +388,7 @@ def _unset(value):
 def _tres_amount(name, amount):
     amount = amount.strip()
     if name == "mem":
-        match = re.match(r"^([0-9]{1,%d})([KMGTP]?)$" % MAX_DIGITS, amount.upper())
+        match = re.match(r"^([0-9]{1,%d})([KMGTP]?)\Z" % MAX_DIGITS, amount.upper())
         if match:
             return int(match.group(1)) * _UNITS[match.group(2)]
     return amount.lower()
@@ -419,7 +420,7 @@ def _tres_map(value):
 def wall_minutes(value):
     """Minutes of a Slurm time limit (min, min:sec, hr:min:sec, days-hr[:min[:sec]]); None if unreadable."""
     text = _s(value).strip()
-    match = re.match(r"^(?:([0-9]{1,N})-)?([0-9]{1,N})(?::([0-9]{1,N}))?(?::([0-9]{1,N}))?$".replace("N", str(MAX_DIGITS)),
+    match = re.match(r"^(?:([0-9]{1,N})-)?([0-9]{1,N})(?::([0-9]{1,N}))?(?::([0-9]{1,N}))?\Z".replace("N", str(MAX_DIGITS)),
                      text)
     if not match:
         return None

@@ -48,7 +48,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import 
     check_keys,
     render_lines,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip as _clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, shown
 
 
 class SlurmModelError(Exception):
@@ -103,7 +104,11 @@ _SHOWN = 60
 
 
 def _shown(value):
-    text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    except (ValueError, TypeError, RecursionError):
+        # An int past 4,300 digits, keys that do not sort, nesting past what json recurses through.
+        text = shown(value, _SHOWN)
     if len(text) > _SHOWN:
         text = text[:_SHOWN] + "..."
     return json.dumps(text) if isinstance(value, str) else text
@@ -576,7 +581,8 @@ def _check_partitions(partitions, computes, group="slurm_compute"):
                 if missing:
                     errors.append("slurm_partitions: partition %s names %s, not in the %s group (%s). Fix the node "
                                   "names or add the hosts to the group."
-                                  % (name, ", ".join(missing), group, ", ".join(computes) or "empty"))
+                                  % (name, _clip(", ".join(missing), 200), group,
+                                     _clip(", ".join(computes), 200) or "empty"))
         options = part.get("options") or {}
         if not isinstance(options, dict):
             errors.append("slurm_partitions: partition %s: options must be a mapping of PartitionName options, not %s."
@@ -716,10 +722,17 @@ def _deeper_than(value, limit):
     return False
 
 
+def _value_text(value):
+    """A setting's value in a change message: text as it is, anything else as repr() shows it (cut at 200)."""
+    return value if isinstance(value, str) else shown(value, 200)
+
+
 def _expand_fingerprint_nodes(items):
     result = {}
     for item in items if isinstance(items, list) else []:
-        names, _sep, rest = str(item).partition(":")
+        if not isinstance(item, str):
+            continue  # not a node line of a record: nothing to compare
+        names, _sep, rest = item.partition(":")
         try:
             hosts = expand(names)
         except HostlistError:
@@ -800,8 +813,8 @@ def restart_changes(old, new, restart_keys):
         before = old_settings.get(key)
         after = new_settings.get(key)
         if _json_value(before) != _json_value(after):
-            changes.append("%s %s -> %s" % (key, "(unset)" if before is None else before,
-                                            "(unset)" if after is None else after))
+            changes.append("%s %s -> %s" % (key, "(unset)" if before is None else _value_text(before),
+                                            "(unset)" if after is None else _value_text(after)))
     before_nodes = _expand_fingerprint_nodes(old.get("nodes"))
     after_nodes = _expand_fingerprint_nodes(new.get("nodes"))
     if before_nodes != after_nodes:
@@ -946,11 +959,14 @@ def build_model(inventory, settings, running_conf=None):
     cgroup_defaults = _mapping(settings, "cgroup_defaults", "the collection's cgroup.conf defaults", errors)
     cgroup = _merge(cgroup_defaults.get(series if isinstance(series, str) else None) or cgroup_defaults.get("24.11"),
                     cgroup_config)
+    conf_lines, cgroup_lines = [], []
     try:
         conf_lines = render_lines(conf)
         cgroup_lines = render_lines(cgroup)
     except SlurmConfError as exc:
-        errors.append(str(exc))
+        # The file it is for, then what is wrong with the key (slurm_config or slurm_cgroup_config, or the
+        # slurm_ variable that sets it).
+        errors.append("%s: %s" % ("cgroup.conf" if conf_lines else "slurm.conf", exc))
         conf_lines, cgroup_lines = [], []
 
     grouped = group_nodes(nodes, _node_key)

@@ -41,9 +41,9 @@ import sys
 BASE_PORT = 29500
 PORT_SPREAD = 2000
 ORDER = ("MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "RANK", "LOCAL_RANK", "LOCAL_WORLD_SIZE")
-_TASKS_ITEM = re.compile(r"^([0-9]+)(?:\(x([0-9]+)\))?$")
-_NAME = re.compile(r"^[A-Za-z0-9._-]+$")
-_NUMBER = re.compile(r"^[0-9]{1,9}$")
+_TASKS_ITEM = re.compile(r"^([0-9]+)(?:\(x([0-9]+)\))?\Z")
+_NAME = re.compile(r"^[A-Za-z0-9._-]+\Z")
+_NUMBER = re.compile(r"^[0-9]{1,9}\Z")
 
 
 def first_host(nodelist):

@@ -17,7 +17,7 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import skew as clock_skew
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, small_int
+from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, shown, small_int
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip as _clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     ValidateError,
@@ -113,7 +113,9 @@ def gpu_model_result(node, listed, model):
 
 def kernel_module_version(proc_version):
     """The version in /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15 ..."), or None."""
-    match = re.search(r"Kernel Module\s+(?:for\s+\S+\s+)?([0-9][0-9.]+)", proc_version or "")
+    if not isinstance(proc_version, (str, bytes)):
+        return None
+    match = re.search(r"Kernel Module\s+(?:for\s+\S+\s+)?([0-9][0-9.]{0,30})", as_text(proc_version, "", ValidateError))
     return match.group(1) if match else None
 
 
@@ -292,17 +294,25 @@ def rdma_results(node, data, expect):
     return out
 
 
+def _text_of(value, limit=300):
+    """Command output or a field of a state file, as a message quotes it: text as it is (cut), anything else
+    shown."""
+    return _clip(value, limit) if isinstance(value, str) else shown(value, limit)
+
+
 def _munge_check(node, data, expect):
-    munge = data.get("munge") or {}
+    munge = data.get("munge") if isinstance(data.get("munge"), dict) else {}
     controller = expect.get("controller") or "the controller"
     if munge.get("encode_rc"):
         return result(node, "munge", FAIL, None, "Success",
-                      "munge -n failed on %s: %s" % (node, (munge.get("encode_stderr") or "").strip() or "rc %s" % munge["encode_rc"]))
+                      "munge -n failed on %s: %s" % (node, _text_of(munge.get("encode_stderr") or "").strip()
+                                                     or "rc %s" % _text_of(munge["encode_rc"])))
     try:
         parsed = parse_unmunge(munge.get("stdout") or "")
     except ValidateError:
         return result(node, "munge", FAIL, None, "Success",
-                      "%s could not decode %s's credential: %s" % (controller, node, (munge.get("stderr") or munge.get("stdout") or "no output").strip()))
+                      "%s could not decode %s's credential: %s"
+                      % (controller, node, _text_of(munge.get("stderr") or munge.get("stdout") or "no output").strip()))
     if not parsed["success"]:
         return result(node, "munge", FAIL, parsed["status"], "Success",
                       "%s rejects %s's credential: %s (same munge key on both? clocks in sync?)" % (controller, node, parsed["status"]))
@@ -420,7 +430,7 @@ def health_last_result(node, record, age_s=None, interval_s=None):
         return result(node, "health_last", NOT_RUN, None, "pass",
                       "no health check result on the node (gpuops.cluster.node_health not applied, or slurmd has "
                       "not run it yet)")
-    when = "%s run at %s" % (record.get("mode") or "?", record.get("time") or "?")
+    when = "%s run at %s" % (_text_of(record.get("mode") or "?", 40), _text_of(record.get("time") or "?", 40))
     status = record.get("status")
     if age_s is not None and interval_s and age_s > 3 * interval_s + 60:
         return result(node, "health_last", FAIL, "%ds old" % age_s, "every %ds" % interval_s,
@@ -428,17 +438,17 @@ def health_last_result(node, record, age_s=None, interval_s=None):
                       "running, and slurm.conf's HealthCheckProgram set?" % (when, age_s, interval_s))
     if status == "error":
         return result(node, "health_last", FAIL, "error", "pass",
-                      "the health check could not run (%s): %s" % (when, record.get("error")))
+                      "the health check could not run (%s): %s" % (when, _text_of(record.get("error"))))
     if status == FAIL:
         # last.json is read as it is: results that are not a list of objects name no check.
         results = record.get("results") if isinstance(record.get("results"), list) else []
         failed = [item.get("check") for item in results if isinstance(item, dict) and item.get("status") == FAIL]
         return result(node, "health_last", FAIL, FAIL, "pass", "%s failed %s: %s; %s (%s)" % (
-            when, ", ".join(_clip(str(name), 40) for name in failed) or "a check", record.get("reason") or "",
-            record.get("action"), record.get("why")))
+            when, ", ".join(_text_of(name, 40) for name in failed) or "a check", _text_of(record.get("reason") or ""),
+            _text_of(record.get("action"), 40), _text_of(record.get("why"))))
     counts = record.get("counts") if isinstance(record.get("counts"), dict) else {}
     return result(node, "health_last", PASS, PASS, "pass", "%s passed (%s checks, %s not run)"
-                  % (when, counts.get(PASS, "?"), counts.get(NOT_RUN, "?")))
+                  % (when, _text_of(counts.get(PASS, "?"), 20), _text_of(counts.get(NOT_RUN, "?"), 20)))
 
 
 def node_checks(data, expect):

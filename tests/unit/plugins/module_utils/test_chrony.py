@@ -142,7 +142,8 @@ def test_errors(kwargs, message):
 
 
 def test_not_a_mapping():
-    assert _chrony.config(None)["errors"] == ["the chrony settings must be a mapping"]
+    assert _chrony.config(None)["errors"] == ["chrony_*: the chrony settings must be a mapping of the chrony_ variables, "
+                                              "not None"]
 
 
 @pytest.mark.parametrize("name, valid", [

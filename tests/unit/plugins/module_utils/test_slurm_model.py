@@ -999,8 +999,8 @@ def test_cgroup_conf_by_series_and_user_cgroup_config():
     ({"cgroup_config": ["ConstrainCores"]},
      ["slurm_cgroup_config: slurm_cgroup_config must be a dictionary of Slurm settings, got list"]),
     ({"config": {"SlurmctldTimeout": "120\n300"}},
-     ["the value of Slurm key 'SlurmctldTimeout' contains a newline, which would end the line in the configuration "
-      "file; put it on one line"]),
+     ["slurm.conf: the value of Slurm key 'SlurmctldTimeout' contains a newline, which would end the line in the "
+      "configuration file; put it on one line"]),
     ({"config_defaults": ["AuthType=auth/munge"]},
      ['the collection\'s slurm.conf defaults must be a mapping of Slurm settings, not ["AuthType=auth/munge"].']),
 ])
