@@ -146,6 +146,21 @@ def rdma_samples(wanted):
     return out
 
 
+_MAP_NAME_RE = re.compile(r"([0-9]{1,4})\.json\Z")
+
+
+def job_map(files):
+    """{minor: entry} of the GPU-to-job map from its files ({file name: what json.load gave}, None for a file
+    that could not be read): a name that is not <minor>.json (1 to 4 ASCII digits), or an entry that is not a
+    mapping, is left out (str.isdigit() passes '\u00b2.json', which int() refuses)."""
+    out = {}
+    for name, entry in (files.items() if isinstance(files, dict) else []):
+        match = _MAP_NAME_RE.match(name) if isinstance(name, str) else None
+        if match and isinstance(entry, dict):
+            out[int(match.group(1))] = entry
+    return out
+
+
 def job_labels(job_map, minor):
     """job_id, user, account of the job holding GPU minor ("" for each when none)."""
     entry = (job_map or {}).get(minor) or (job_map or {}).get(str(minor)) or {}

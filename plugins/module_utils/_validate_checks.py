@@ -544,18 +544,21 @@ def _count(value):
     return 0
 
 
+def _gres_items(text):
+    """The gpu entries of a Gres string without their (S:...) suffix, sorted: what \\(.*?\\)$ removed, found
+    without a scan from every parenthesis."""
+    items = []
+    for item in (text if isinstance(text, str) else "").split(","):
+        item = item.strip()
+        if item.endswith(")") and "(" in item:
+            item = item[:item.index("(")]  # gpu:a100:4(S:0-1) -> gpu:a100:4
+        if item.startswith("gpu"):
+            items.append(item)
+    return sorted(items)
+
+
 def _gres_equal(have, want):
-    def norm(text):
-        items = []
-        for item in str(text or "").split(","):
-            item = item.strip()
-            if item.endswith(")") and "(" in item:
-                # gpu:a100:4(S:0-1) -> gpu:a100:4: what \(.*?\)$ removed, found without a scan per parenthesis.
-                item = item[:item.index("(")]
-            if item.startswith("gpu"):
-                items.append(item)
-        return sorted(items)
-    return norm(have) == norm(want)
+    return _gres_items(have) == _gres_items(want)
 
 
 def job_checks(nodes, usable, jobs, gres_jobs, counts):

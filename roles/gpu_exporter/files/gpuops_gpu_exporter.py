@@ -42,6 +42,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import
     GpuMetricsError,
     exposition,
     gpu_samples,
+    job_map as job_map_of,
     nvlink_samples,
     parse_nvlink_errors,
     rdma_samples,
@@ -155,17 +156,12 @@ class Gatherer(object):
     def job_map(self):
         """{minor: entry} of the GPUs jobs hold (the prolog writes one file per GPU; the epilog removes it)."""
         directory = self.cfg.get("job_map_dir") or "/run/gpuops/gpu-jobs"
-        out = {}
         try:
             names = os.listdir(directory)
         except (IOError, OSError):
-            return out
-        for name in names:
-            if name.endswith(".json") and name[:-5].isdigit():
-                entry = read_json(os.path.join(directory, name))
-                if isinstance(entry, dict):
-                    out[int(name[:-5])] = entry
-        return out
+            return {}
+        files = [name for name in names if name.endswith(".json")]
+        return job_map_of(dict((name, read_json(os.path.join(directory, name))) for name in files))
 
     def rdma(self):
         sysfs = self.cfg.get("sysfs") or "/sys"

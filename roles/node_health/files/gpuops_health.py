@@ -227,9 +227,9 @@ class Node(object):
         environ_jobs, owners = {}, {}
         needle = ("SLURM_JOB_ID=%s\0" % job).encode()
         for entry in os.listdir("/proc"):
-            if not entry.isdigit():
+            pid = health.whole_number(entry)
+            if pid is None:
                 continue
-            pid = int(entry)
             try:
                 owners[pid] = os.stat("/proc/%d" % pid).st_uid
                 with open("/proc/%d/environ" % pid, "rb") as handle:

@@ -722,3 +722,39 @@ def test_parse_epoch_reads_its_input_as_every_parser_does(data):
         assert isinstance(data, (type(None), int, list)) and "date +%s.%N" in str(exc)
     else:
         assert isinstance(data, bytes) and value == pytest.approx(1795481562.123456789)
+
+
+def test_the_gpu_job_map_reads_only_its_own_file_names():
+    # A map file named with a digit int() refuses ("\u00b2.json" passes str.isdigit()) or 5,000 digits made
+    # every GPU exporter scrape fail.
+    files = {"3.json": {"job_id": "42"}, u"\u00b2.json": {"job_id": "1"}, HUGE_NUMBER + ".json": {"job_id": "2"},
+             "4.json": None, "5.json": [1], "6.json.tmp": {"job_id": "3"}, "7.json\n": {"job_id": "4"}}
+    assert bounded(ONE_SECOND, _gpu_metrics.job_map, files)[0] == {3: {"job_id": "42"}}
+    assert _gpu_metrics.job_map(42) == {}
+
+
+# --- the linear readers accept what the patterns they replace accepted (on inputs those could read in time) ---------
+
+_OLD_TIMESPAN = re.compile(r"^(?:([0-9]+(\.[0-9]+)?\s?(us|ms|s|sec|min|m|h|hr|d)?)+|infinity)$")
+_OLD_STAMP = re.compile(r"\s*\[[^\]]*@[^\]]*\]\s*$")
+_OLD_GRES_SUFFIX = re.compile(r"\(.*?\)$")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789.smuhrdecinfty x\t", max_size=12))
+def test_the_timespan_reader_accepts_what_the_nested_pattern_did(value):
+    assert _shared_storage._timespan_ok(value) == bool(_OLD_TIMESPAN.match(value)), value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="[]@ ab\t:", max_size=16))
+def test_the_drain_stamp_is_found_where_the_cubic_pattern_found_it(reason):
+    assert _health._strip_stamp(reason) == _OLD_STAMP.sub("", reason).strip(), reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="gpu:a1()S0-, ", max_size=24))
+def test_gres_entries_are_compared_as_the_lazy_pattern_compared_them(text):
+    old = sorted(item for item in (_OLD_GRES_SUFFIX.sub("", item.strip()) for item in text.split(","))
+                 if item.startswith("gpu"))
+    assert _validate_checks._gres_items(text) == old, text
