@@ -170,7 +170,7 @@ def _gib(value):
         value = float(value)
     if isinstance(value, int) and abs(value) < 10 ** 18:
         value = float(value)
-    if isinstance(value, float) and value == value and 0 <= value < 1e18:
+    if isinstance(value, float) and 0 <= value < 1e18:  # not .nan (no comparison holds) nor .inf
         return value
     return None
 
