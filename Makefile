@@ -130,7 +130,7 @@ molecule-mitogen: venv images wheelhouse
 	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-mitogen.sh
 
 # Each part timed, and the table at the end (tools/test.sh, tools/test-summary.py).
-test: venv
+test:
 	tools/test.sh
 
 # The inner loop while developing: lint, units and pytest, no containers.

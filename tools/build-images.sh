@@ -123,5 +123,7 @@ for suite in "${suites[@]}"; do
     --change "LABEL gpuops.pkgs=${recipe}" \
     "$name" "$image" >/dev/null
   docker rm -f "$name" >/dev/null
+  # The layer it replaces, now untagged.
+  docker images -q --filter dangling=true --filter label=gpuops.pkgs | xargs -r docker rmi >/dev/null 2>&1 || true
   log "built ${image} in $(( $(date +%s) - start )) s"
 done

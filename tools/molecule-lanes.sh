@@ -9,8 +9,9 @@
 # the package layer image (safety, health, validate, accounting, day2,
 # maintenance). A scenario spends part of its time waiting (jobs, scrapes,
 # timeouts), so two lanes on two cores finish well before one. Each lane has
-# its own docker network and subnet (GPUOPS_MOLECULE_NETWORK /
-# GPUOPS_MOLECULE_NET, read by the molecule.yml files) and its own HOME
+# its own docker network and subnet (gpuops-lane-N, 172.31.241+N.0/24:
+# GPUOPS_MOLECULE_NETWORK / GPUOPS_MOLECULE_NET, read by the molecule.yml
+# files; apart from a cluster `make cluster` keeps and from the lab) and its own HOME
 # (Molecule installs a copy of the collection into ~/.ansible there). Every
 # scenario's containers have names of their own, so any two can run at once.
 #
@@ -60,8 +61,8 @@ run_lane() {
     start=$(date +%s)
     rm -f "$CHECKS/$s.jsonl"
     rc=0
-    HOME="$home" GPUOPS_CHECKS_OUT="$CHECKS/$s.jsonl" GPUOPS_MOLECULE_NETWORK="gpuops-molecule$([ "$lane" -gt 0 ] && echo "-$lane")" \
-      GPUOPS_MOLECULE_NET="172.31.$(( 251 + lane * 3 ))" \
+    HOME="$home" GPUOPS_CHECKS_OUT="$CHECKS/$s.jsonl" GPUOPS_MOLECULE_NETWORK="gpuops-lane-$lane" \
+      GPUOPS_MOLECULE_NET="172.31.$(( 241 + lane ))" \
       molecule test -s "$s" >"$LOGS/$s.log" 2>&1 || rc=$?
     # One scenario's output at a time, whole, so the lanes do not interleave.
     (flock 9; cat "$LOGS/$s.log"; log "lane $lane: $s $([ "$rc" -eq 0 ] && echo passed || echo FAILED) in $(( $(date +%s) - start )) s") 9>"$LOGS/.print.lock"

@@ -17,8 +17,10 @@ Values with Jinja in them are computed per host and skipped. A later layer
 (Debian-<major>.yml) replaces an earlier one (Debian.yml), as the roles'
 OS vars loader does.
 
-Left out on purpose: the GPU driver and CUDA packages (their install, pins
-and holds are what the gpu_stack scenario tests, and they are large), and
+Left out on purpose: the GPU software stack's packages (driver, CUDA, RDMA,
+NCCL tuning: their install, pins and holds are what the gpu_stack scenario
+tests on a node of a running cluster, whose controller must stay free of
+them; and they are large), and
 the validate role's build tools (only validate's real-hardware path uses them),
 Grafana (from Grafana's own repository, which the tests cannot reach) and the
 PyTorch environment's pip packages.
@@ -29,7 +31,7 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SKIP_ROLES = {"nvidia_driver", "cuda", "validate", "grafana"}
+SKIP_ROLES = {"nvidia_driver", "cuda", "rdma_peermem", "nccl_tuning", "validate", "grafana"}
 # Python packages (pip, in the PyTorch environment), not Debian's.
 SKIP_VARS = {"pytorch_env_base_packages", "pytorch_env_system_packages", "pytorch_env_extra_packages"}
 

@@ -111,7 +111,7 @@ def main(argv):
     suites = suites_table(folder / "checks")
     if suites:
         out.append("")
-        out.append("Molecule, per scenario and suite (checks: assert/fail results, per host)")
+        out.append("Molecule, per scenario and suite (checks: assert, fail and failed_when results, per host)")
         out.append(f"  {'scenario':<14} {'suite':<44} {'checks':>6} {'failed':>6} {'time':>7}")
         totals = collections.Counter()
         for (scenario, suite), s in suites.items():

@@ -24,14 +24,17 @@ MAKE_CMD=${MAKE:-make}
 
 log() { printf '[make test] %s\n' "$*"; }
 
-# Containers and networks a Molecule run made (the docker driver labels its
-# containers owner=molecule); the lab's (label gpuops.lab) are not touched.
+# Containers and networks the Molecule lanes made (tools/molecule-lanes.sh:
+# networks gpuops-lane-N); a cluster `make cluster` keeps and the lab are
+# on other networks and are not touched.
 # shellcheck disable=SC2329  # called from the trap and below
 clean_molecule() {
-  if docker info >/dev/null 2>&1; then
-    docker ps -aq --filter label=owner=molecule | xargs -r docker rm -f >/dev/null 2>&1 || true
-    docker network ls -q --filter name=gpuops-molecule | xargs -r docker network rm >/dev/null 2>&1 || true
-  fi
+  local net
+  docker info >/dev/null 2>&1 || return 0
+  for net in $(docker network ls --format '{{.Name}}' --filter name=gpuops-lane-); do
+    docker ps -aq --filter network="$net" | xargs -r docker rm -f >/dev/null 2>&1 || true
+    docker network rm "$net" >/dev/null 2>&1 || true
+  done
 }
 
 # shellcheck disable=SC2329  # called from the trap and below

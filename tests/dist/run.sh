@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make dist-test`: install the built tarball into an empty folder, then run a
 # consumer's play (tests/dist/consumer.yml) that uses the roles by FQCN against
-# two fresh containers, and check that Slurm runs a job there.
+# two fresh containers, and check that Slurm runs a job there. The containers
+# start from the package layer image (tools/build-images.sh): what is under
+# test is the installed collection, not the package install.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 tarball=$(find "$repo/dist" -maxdepth 1 -name 'gpuops-cluster-*.tar.gz' | head -n 1)
@@ -48,7 +50,7 @@ docker network create --subnet 172.31.253.0/24 --gateway 172.31.253.1 "$NET" >/d
 for c in "$CTL" "$NODE"; do
   docker run -d --name "$c" --hostname "$c" --network "$NET" \
     --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
-    -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock gpuops-lab:bookworm /sbin/init >/dev/null
+    -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock gpuops-pkgs:bookworm /sbin/init >/dev/null
 done
 for c in "$CTL" "$NODE"; do
   for _ in $(seq 1 30); do
