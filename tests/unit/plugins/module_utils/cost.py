@@ -15,6 +15,7 @@ __metaclass__ = type
 
 import gc
 import signal
+import threading
 import time
 
 import pytest
@@ -32,9 +33,11 @@ def bounded(seconds, function, *args, **kwargs):
     """(result, CPU seconds) of function(*args, **kwargs); the test fails once the call has used seconds of CPU.
 
     The garbage collector is held off meanwhile (its pauses are not the call's cost). Where the
-    platform has no SIGPROF timer the call runs unbounded and only its time is measured.
+    platform has no SIGPROF timer, or outside the main thread, the call runs unbounded and only its time is
+    measured.
     """
-    timer = getattr(signal, "ITIMER_PROF", None)
+    # A signal handler can only be set in the main thread (pytest's, or a forked child's only thread).
+    timer = getattr(signal, "ITIMER_PROF", None) if threading.current_thread() is threading.main_thread() else None
     collecting = gc.isenabled()
     gc.disable()
     previous = signal.signal(signal.SIGPROF, _expire) if timer is not None else None

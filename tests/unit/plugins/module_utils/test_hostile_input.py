@@ -758,3 +758,11 @@ def test_gres_entries_are_compared_as_the_lazy_pattern_compared_them(text):
     old = sorted(item for item in (_OLD_GRES_SUFFIX.sub("", item.strip()) for item in text.split(","))
                  if item.startswith("gpu"))
     assert _validate_checks._gres_items(text) == old, text
+
+
+def test_the_cpu_budget_interrupts_a_pattern_that_backtracks():
+    # What makes every bound above fail fast instead of hanging: (a+)+$ on 40 a's and a b would take hours.
+    started = time.process_time()
+    with pytest.raises(pytest.fail.Exception, match="used more than 0.20 s of CPU time"):
+        bounded(0.2, re.match, r"(a+)+$", "a" * 40 + "b")
+    assert time.process_time() - started < 2
