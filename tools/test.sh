@@ -67,6 +67,7 @@ interrupted() {
 }
 trap interrupted INT TERM
 
+run_start=$(date +%s)
 rm -rf "$REPORT"
 mkdir -p "$REPORT/checks"
 # What an interrupted run left behind (its containers, lane networks).
@@ -117,6 +118,9 @@ if [[ " $PARTS " == *" molecule "* ]] && [ -f .build/molecule-logs/.results ]; t
   while read -r s rc secs; do printf 'molecule: %s\t%s\t%s\n' "$s" "$secs" "$rc"; done \
     <.build/molecule-logs/.results >>"$REPORT/parts.tsv"
 fi
+# The whole run's wall time: Molecule ran beside the other parts, so the
+# parts' times add up to more.
+echo "$(( $(date +%s) - run_start ))" >"$REPORT/wall"
 echo
 summary
 if [ "$failed" -eq 0 ]; then log "all parts passed"; else log "a part FAILED"; fi
