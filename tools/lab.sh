@@ -25,8 +25,9 @@ log() { printf '[lab] %s\n' "$*"; }
 run_container() {  # name
   docker run -d --name "$1" --hostname "$1" --network "$NET" \
     --label gpuops.lab=1 \
-    --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
-    -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock \
+    --cap-add SYS_ADMIN --cap-add SYS_NICE --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+    --cgroupns=private --tmpfs /sys/fs/cgroup \
+    --tmpfs /run --tmpfs /run/lock \
     -v "$REPO/.build/wheelhouse:/opt/wheelhouse:ro" -v gpuops-lab-shared:/shared:rw \
     "$IMAGE" /sbin/init >/dev/null
 }

@@ -40,7 +40,6 @@ all:
     ansible_python_interpreter: /usr/bin/python3
     package_proxy_url: http://172.31.253.1:3142
     slurm_cluster_name: dist
-    slurm_config: {ProctrackType: proctrack/linuxproc, TaskPlugin: task/none, JobAcctGatherType: jobacct_gather/linux}
   children:
     slurm_controller: {hosts: {$CTL: {}}}
     slurm_compute: {hosts: {$NODE: {}}}
@@ -49,14 +48,17 @@ INV
 docker network create --subnet 172.31.253.0/24 --gateway 172.31.253.1 "$NET" >/dev/null
 for c in "$CTL" "$NODE"; do
   docker run -d --name "$c" --hostname "$c" --network "$NET" \
-    --cap-add SYS_ADMIN --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
-    -v /sys/fs/cgroup:/sys/fs/cgroup:rw --tmpfs /run --tmpfs /run/lock gpuops-pkgs:bookworm /sbin/init >/dev/null
+    --cap-add SYS_ADMIN --cap-add SYS_NICE --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+    --cgroupns=private --tmpfs /sys/fs/cgroup --tmpfs /run --tmpfs /run/lock \
+    gpuops-pkgs:bookworm /sbin/init >/dev/null
 done
 for c in "$CTL" "$NODE"; do
   for _ in $(seq 1 30); do
     case "$(docker exec "$c" systemctl is-system-running 2>/dev/null || true)" in running|degraded) break ;; esac
     sleep 1
   done
+  # The cgroup controllers systemd could not mount (tests/lab/container-cgroups.sh).
+  docker exec -i "$c" sh <"$repo/tests/lab/container-cgroups.sh"
 done
 
 cd "$work"

@@ -126,6 +126,18 @@ def test_valid_inventory_passes(tmp_path):
             'slurm_mpi_default is "pmix" but slurm_install_pmix is false',
             id="pmix-default-without-pmix",
         ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_compute_pam_slurm_adopt": True,
+                                            "slurm_compute_pam_slurm_adopt_allow": ["root", "ops team"]}),
+            "slurm_compute_pam_slurm_adopt_allow must be a list of user names or (group) names",
+            id="pam-adopt-allow-with-a-space",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_compute_pam_slurm_adopt": True, "slurm_config": {"PrologFlags": "Alloc"}}),
+            "slurm_compute_pam_slurm_adopt needs PrologFlags with Contain and ProctrackType=proctrack/cgroup in slurm.conf "
+            "(they are Alloc and proctrack/cgroup)",
+            id="pam-adopt-without-contain",
+        ),
     ],
 )
 def test_preflight_rejects(tmp_path, inventory, expected):

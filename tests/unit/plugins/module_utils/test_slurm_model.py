@@ -1022,6 +1022,37 @@ def test_role_defaults_are_accepted_by_both_catalogued_series():
         assert "GresTypes=gpu" in model["slurm_conf"]
         assert sorted(model["restart"]["settings"]) == sorted(
             key for key in role_vars["__slurm_restart_keys"] if model["settings"].get(key) is not None)
+        # The confinement every cluster runs, the lab and the Molecule clusters included.
+        for line in ("ProctrackType=proctrack/cgroup", "TaskPlugin=task/cgroup,task/affinity",
+                     "PrologFlags=Alloc,Contain", "JobAcctGatherType=jobacct_gather/cgroup"):
+            assert line in model["slurm_conf"], (series, line)
+        constrain = ["ConstrainCores=yes", "ConstrainDevices=yes", "ConstrainRAMSpace=yes", "ConstrainSwapSpace=yes"]
+        expected = {"22.05": ["CgroupPlugin=autodetect", "CgroupAutomount=yes"] + constrain,
+                    "24.11": ["CgroupPlugin=autodetect"] + constrain}[series]
+        assert sorted(model["cgroup_conf"]) == sorted(expected), series
+
+
+@pytest.mark.parametrize("series, config, error", [
+    # cgroup v2, what Debian 12 and 13 boot with: autodetect finds it; forcing it renders the same constraints.
+    ("22.05", {"CgroupPlugin": "cgroup/v2"}, None),
+    ("24.11", {"CgroupPlugin": "cgroup/v2", "EnableControllers": True}, None),
+    # EnableControllers is new in 23.02: 22.05 does not know it.
+    ("22.05", {"CgroupPlugin": "cgroup/v2", "EnableControllers": True}, "EnableControllers"),
+    # CgroupAutomount (cgroup v1 only) was removed in 23.11.
+    ("24.11", {"CgroupAutomount": True}, "CgroupAutomount"),
+])
+def test_cgroup_v2_path_per_series(series, config, error):
+    with open(ROLE_VARS) as handle:
+        role_vars = yaml.safe_load(handle)
+    model = build_model(_inventory(1), _settings(
+        series=series, config_defaults=role_vars["__slurm_config_defaults"],
+        cgroup_defaults=role_vars["__slurm_cgroup_defaults"], cgroup_config=config))
+    if error is None:
+        assert model["errors"] == []
+        assert "CgroupPlugin=cgroup/v2" in model["cgroup_conf"]
+        assert "ConstrainDevices=yes" in model["cgroup_conf"]
+    else:
+        assert len(model["errors"]) == 1 and error in model["errors"][0], model["errors"]
 
 
 def test_partition_lines():

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Test harness only (Molecule prepare, `make lab`, the dist test): finish a
+# container's cgroup v1 tree so that slurmd can confine jobs the way it does
+# on a real host. Run inside the container, as root. Prints "changed" when it
+# changed something.
+#
+# The containers run with a private cgroup namespace and a tmpfs at
+# /sys/fs/cgroup (no bind mount of the host's tree); systemd mounts each
+# controller afresh at boot, rooted at the container's own cgroup, and those
+# mounts are writable. Two things remain:
+# - this host's kernel has cpu and cpuacct as separate hierarchies and
+#   systemd only mounts them joined ("cpu,cpuacct"), so it mounts neither;
+#   jobacct_gather/cgroup needs cpuacct. Mount each where it is missing.
+# - the simulated GPUs are /dev/nvidiaN (major 195): Docker's device rules do
+#   not allow them, so the container could not open them at all, and a job
+#   that was given one could not tell it from one it was denied. Allow them
+#   in the container's own devices cgroup and in every cgroup below it (a
+#   child copies its parent's list when it is made), one minor at a time:
+#   the container's list is an allow list, and Slurm narrows a job's GPUs
+#   by denying the others one by one, which a wildcard "c 195:* rwm" entry
+#   would not let it do (so no `--device-cgroup-rule 'c 195:* rwm'` either).
+#   Minors 0-63 (the GPUs) and 255 (/dev/nvidiactl).
+# The containers also run with SYS_NICE (molecule.yml, tools/lab.sh): with
+# task/affinity slurmstepd binds a user's task to its CPUs, which root may do
+# to another user's process only with CAP_SYS_NICE, and Docker leaves it
+# out ("task_g_set_affinity: Operation not permitted", the job never runs).
+set -eu
+root=/sys/fs/cgroup
+changed=
+[ -d "$root/devices" ] || { echo "no cgroup v1 devices controller at $root/devices: nothing to do"; exit 0; }
+for controller in cpu cpuacct; do
+  grep -qw "^$controller" /proc/cgroups || continue
+  mountpoint -q "$root/$controller" && continue
+  mount -o remount,rw "$root"
+  mkdir -p "$root/$controller"
+  mount -t cgroup -o "$controller" cgroup "$root/$controller"
+  mount -o remount,ro "$root"
+  changed=1
+done
+if ! grep -q '^c 195:0 rwm$' "$root/devices/devices.list"; then
+  find "$root/devices" -type d | while read -r dir; do
+    for minor in $(seq 0 63) 255; do
+      echo "c 195:$minor rwm" >"$dir/devices.allow"
+    done
+  done
+  changed=1
+fi
+[ -z "$changed" ] || echo changed
