@@ -60,7 +60,10 @@ DEFAULTS = {
     "extra_labels": {},
 }
 TEMPERATURE_RANGE = (40, 110)
-# Degrees below the GPU's own slowdown temperature at which it counts as too hot.
+# Degrees below the GPU's own slowdown temperature at which it counts as too hot. The exporter's
+# gpuops_gpu_temp_slowdown_margin_celsius gives that distance for both temperature layouts: from the
+# absolute slowdown temperature where the driver prints one, from the T.Limit readings where it prints
+# only those (driver 580 on an H100), so the rule reads the margin, not the slowdown temperature.
 SLOWDOWN_MARGIN_C = 5
 # Filesystems that are never full in a way that matters (RAM, container layers).
 SKIP_FSTYPES = ("tmpfs", "overlay")
@@ -275,7 +278,7 @@ def _exprs(s):
             "and have the GPU replaced."),
         "gpu_too_hot": (
             'gpuops_gpu_temperature_celsius > %s\nor gpuops_gpu_temperature_celsius\n'
-            '  >= on (node, gpu) group_left () (gpuops_gpu_slowdown_temperature_celsius > 0) - %d'
+            '  and on (node, gpu) (gpuops_gpu_temp_slowdown_margin_celsius <= %d)'
             % (_num(s["gpu_temperature_c"]), SLOWDOWN_MARGIN_C),
             "GPU {{ $labels.gpu }} of {{ $labels.node }} is at {{ $value }} C",
             _gpu(" is at {{ $value }} C") + ", above %s C or within %d C of its slowdown temperature: it will "

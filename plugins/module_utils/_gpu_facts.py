@@ -336,6 +336,42 @@ def _unit_field(node, paths, unit):
     return None
 
 
+# A temperature or an offset from T.Limit, as nvidia-smi prints them: '50 C', '-2 C' (whole degrees).
+_CELSIUS_RE = re.compile(r"^(-?[0-9]{1,4}) C$")
+
+
+def _celsius_field(node, path):
+    """Whole degrees Celsius of path, negative ones too ('-8 C'); None when absent, N/A or something else."""
+    value = _field(node, path)
+    match = _CELSIUS_RE.match(value) if value is not None else None
+    return int(match.group(1)) if match else None
+
+
+def _temperature_margin(node, tlimit_threshold, absolute_threshold):
+    """Degrees Celsius the GPU has left before a thermal threshold (slowdown or shutdown); negative past it.
+
+    Two layouts. Drivers of the T.Limit era (a real H100 on 580.159.04, a
+    Blackwell on 590) print ``gpu_temp_tlimit``, how far the GPU is below its
+    T.Limit (its maximum operating temperature), and each threshold as an
+    offset from T.Limit (``gpu_temp_slow_tlimit_threshold`` -2 C: slowdown 2 C
+    past T.Limit), and no absolute thresholds. The margin is then the reading
+    less the threshold's offset: 37 C - (-2 C) = 39 C on the H100 at 50 C,
+    whose slowdown temperature NVML gave as 89 C. Older drivers print
+    absolute thresholds (``gpu_temp_slow_threshold`` 87 C) and the margin is
+    threshold less ``gpu_temp``. Where a GPU prints both, the T.Limit pair
+    wins: it is the driver's own distance. None where neither pair is there.
+    """
+    tlimit = _celsius_field(node, "temperature/gpu_temp_tlimit")
+    offset = _celsius_field(node, "temperature/" + tlimit_threshold)
+    if tlimit is not None and offset is not None:
+        return tlimit - offset
+    temperature = _celsius_field(node, "temperature/gpu_temp")
+    threshold = _celsius_field(node, "temperature/" + absolute_threshold)
+    if temperature is not None and threshold is not None:
+        return threshold - temperature
+    return None
+
+
 def _event_reasons(node):
     """{reason: active} of clocks_event_reasons (DTD v12+) or clocks_throttle_reasons (older), short names."""
     out = {}
@@ -358,7 +394,9 @@ def _readings(node):
 
     Power moved from power_readings/power_draw and power_limit (DTD v11) to
     gpu_power_readings/power_draw and current_power_limit (v12), and the draw
-    to instant_power_draw (v13, where power_draw is gone).
+    to instant_power_draw (v13, where power_draw is gone). The margins to
+    slowdown and shutdown read both temperature layouts (_temperature_margin);
+    the slowdown temperature itself only where the driver prints it.
     """
     return {
         "utilization_gpu_pct": _unit_field(node, ["utilization/gpu_util"], "%"),
@@ -368,6 +406,8 @@ def _readings(node):
         "temperature_c": _unit_field(node, ["temperature/gpu_temp"], "C"),
         "memory_temperature_c": _unit_field(node, ["temperature/memory_temp"], "C"),
         "slowdown_temperature_c": _unit_field(node, ["temperature/gpu_temp_slow_threshold"], "C"),
+        "slowdown_margin_c": _temperature_margin(node, "gpu_temp_slow_tlimit_threshold", "gpu_temp_slow_threshold"),
+        "shutdown_margin_c": _temperature_margin(node, "gpu_temp_max_tlimit_threshold", "gpu_temp_max_threshold"),
         "power_w": _unit_field(node, ["gpu_power_readings/instant_power_draw", "gpu_power_readings/power_draw",
                                       "power_readings/power_draw"], "W"),
         "power_limit_w": _unit_field(node, ["gpu_power_readings/current_power_limit", "power_readings/power_limit"],

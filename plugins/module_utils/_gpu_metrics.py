@@ -35,7 +35,11 @@ FAMILIES = {
     "memory_total_bytes": ("gauge", "Framebuffer memory in total."),
     "temperature_celsius": ("gauge", "GPU temperature."),
     "memory_temperature_celsius": ("gauge", "HBM temperature (where reported)."),
-    "slowdown_temperature_celsius": ("gauge", "Temperature at which the GPU slows down."),
+    "slowdown_temperature_celsius": ("gauge", "Temperature at which the GPU slows down (drivers that print it)."),
+    "temp_slowdown_margin_celsius": ("gauge", "Degrees Celsius left before the GPU slows down for heat, negative "
+                                              "past it (T.Limit readings, else slowdown temperature less temperature)."),
+    "temp_shutdown_margin_celsius": ("gauge", "Degrees Celsius left before the GPU shuts down for heat, negative "
+                                              "past it (T.Limit readings, else shutdown temperature less temperature)."),
     "power_watts": ("gauge", "Power draw."),
     "power_limit_watts": ("gauge", "Power limit in force."),
     "clock_hertz": ("gauge", "Current clock, by clock domain."),
@@ -199,6 +203,8 @@ def _per_gpu(gpu):
     add("temperature_celsius", readings.get("temperature_c"))
     add("memory_temperature_celsius", readings.get("memory_temperature_c"))
     add("slowdown_temperature_celsius", readings.get("slowdown_temperature_c"))
+    add("temp_slowdown_margin_celsius", readings.get("slowdown_margin_c"))
+    add("temp_shutdown_margin_celsius", readings.get("shutdown_margin_c"))
     add("power_watts", readings.get("power_w"))
     add("power_limit_watts", readings.get("power_limit_w"))
     for clock, mhz in sorted((readings.get("clocks_mhz") or {}).items()):
@@ -275,6 +281,9 @@ def parse_nvlink_errors(text):
     links (nvidia-smi prints a line such as "Device does not have or support
     Nvlink" there; other lines that are not "Link N:" lines, and "Link N:
     <inactive>", are ignored).
+    Empty output is what driver 580 printed on an H100 without NVLink peers
+    (the project's capture): it raises like any output without a GPU line,
+    and the exporter then leaves NVLink counters out.
     Raises GpuMetricsError for output that is not this (no GPU line, a link
     line before the first GPU, a "Link N:" line without "counter: value", as
     ``nvidia-smi nvlink -s`` prints, a GPU listed twice).

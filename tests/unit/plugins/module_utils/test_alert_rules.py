@@ -101,8 +101,9 @@ def test_the_rules_that_must_fire_fast():
 def test_joins_are_on_node():
     rules = _rules()
     assert "> on (node) group_left () count by (node) (gpuops_gpu_info)" in rules["GpuopsGpuCountBelowGres"]["expr"]
-    assert ">= on (node, gpu) group_left () (gpuops_gpu_slowdown_temperature_celsius > 0) - 5" in \
-        rules["GpuopsGpuTooHot"]["expr"]
+    assert rules["GpuopsGpuTooHot"]["expr"] == (
+        "gpuops_gpu_temperature_celsius > 85\nor gpuops_gpu_temperature_celsius\n"
+        "  and on (node, gpu) (gpuops_gpu_temp_slowdown_margin_celsius <= 5)")
 
 
 def test_settings_override():

@@ -5,7 +5,8 @@
 
 Every expected value below was written by hand from reading the capture it
 belongs to. Where a test combines captures of different machines (no
-published machine has all of -q -x, topo -m and -L), it says so.
+published machine has all of -q -x, topo -m and -L), it says so. The
+project's own H100 capture (driver 580.159.04) has all three of one machine.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -73,6 +74,11 @@ TOPO_H100 = "sglang30401_8xH100_NV18_8nic.txt"
 TOPO_A100 = "oyanghd_8xA100-SXM4-40G_NV12_10nic_tabs.txt"
 TOPO_DGX1 = "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt"
 TOPO_ANSI = "nvgpuexp_h100-mig_1gpu_ansi_590.48.01.txt"
+# One NVIDIA H100 80GB HBM3 in a VM, driver 580.159.04, captured for this project (-q -x, topo -m, -L).
+H100_580 = "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml"
+TOPO_H100_580 = "gpuops_h100-80gb-hbm3_1gpu_ansi_vm_580.159.04.txt"
+LIST_H100_580 = "gpuops_h100-80gb-hbm3_580.159.04.txt"
+H100_580_UUID = "GPU-104baf67-c9e7-9043-3448-86f3e2175141"
 
 
 def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None, health=None):
@@ -109,6 +115,9 @@ HEALTH = {
                                                     link(3, 3, 16, 16))] * 8,
     # GeForce: ECC, retired pages and remapped rows all N/A; an x16 card in an x8 link.
     "datakit_gtx-1050_noheader.xml": [health("enabled", None, None, None, None, None, link(3, 3, 16, 8))],
+    # H100 on 580: v13 sram/dram counters 0, retired_count N/A (Hopper remaps rows), remapped_rows 0/0/No/No,
+    # Gen5 x16 (query-ext.csv of the same capture: 5, 5, 16, 16).
+    H100_580: [health("enabled", "enabled", 0, 0, None, remapped(0, 0, False, False), link(5, 5, 16, 16))],
     # v12 sram/dram counters all 0; this A100 prints retired_pages and remapped_rows N/A.
     "telegraf_a100-sxm4-v12.xml": [health("disabled", "enabled", 0, 0, None, None, link(4, 4, 16, 16))],
     # v13 sram_uncorrectable_parity/secded and dram_uncorrectable all N/A; idle links at gen 1.
@@ -242,6 +251,11 @@ def test_xml_dual_2070_v13_tabs():
     ("telegraf_pro-6000-maxq-blackwell-v13.xml", "590.44.01", "13.1",
      plain_gpu(0, 0, "GPU-12345678-aaaa-bbbb-cccc-0123456789ab", "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
                "nvidia_rtx_pro_6000_blackwell_max-q_workstation_edition", 97887, "00000000:61:00.0")),
+    # The project's H100 on 580 (a VM: no numa_node); name, UUID, bus id and memory as query-base.csv and
+    # /proc/driver/nvidia/gpus/0000:00:06.0/information of the same capture give them (Device Minor 0).
+    (H100_580, "580.159.04", "13.0",
+     plain_gpu(0, 0, H100_580_UUID, "NVIDIA H100 80GB HBM3", "nvidia_h100_80gb_hbm3", 81559, "00000000:00:06.0",
+               mig_mode="disabled")),
 ])
 def test_xml_single_gpu_old_and_new_formats(name, driver, cuda, gpu):
     gpu = dict(gpu, **HEALTH[name][0])
@@ -600,6 +614,17 @@ def test_topo_single_gpu_ansi_header():
     }
 
 
+def test_topo_single_gpu_in_a_vm_ansi_header_580():
+    # The same layout on driver 580 in a VM: NUMA Affinity 0, GPU NUMA ID N/A after an empty cell.
+    assert parse_topo(topo(TOPO_H100_580)) == {
+        "columns": ["GPU0"],
+        "matrix": {"GPU0": {"GPU0": "X"}},
+        "nics": {},
+        "gpus": [{"index": 0, "cpu_affinity": "0-15", "numa_affinity": "0", "gpu_numa_id": None, "nvlinks": {}}],
+        "warnings": [],
+    }
+
+
 def test_topo_tabs_expanded_reads_the_same_as_raw_tabs():
     raw = topo(TOPO_A100)
     assert parse_topo(raw.expandtabs(8)) == parse_topo(raw)
@@ -718,6 +743,7 @@ def test_list_legacy_mig_uuid_carries_gi_ci():
     ("nvgpuexp_h100-mig_590.48.01.txt",
      [("GPU-00000000-0000-0000-0000-000000000000", ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"])]),
     ("nvgpuexp_h100-nomig_590.48.01.txt", [("GPU-00000000-0000-0000-0000-000000000000", [])]),
+    (LIST_H100_580, [(H100_580_UUID, [])]),
 ])
 def test_list_other_captures(name, shape):
     result = parse_smi_list(listing(name))
@@ -1066,6 +1092,25 @@ def test_build_facts_mig():
         "index": 3, "gpu_instance_id": 6, "compute_instance_id": 0, "multiprocessor_count": 14, "memory_mib": 19968,
         "profile": "1g.20gb", "uuid": "MIG-a100-3", "slurm_type": "nvidia_a100_1g.20gb",
         "files": ["/dev/nvidia1", "/dev/nvidia-caps/nvidia-cap192", "/dev/nvidia-caps/nvidia-cap193"]}
+
+
+def test_build_facts_h100_580_from_one_machine():
+    # -q -x, topo -m and -L of the same VM. Its CPU topology was not captured: 16 CPUs (topo's 0-15) taken
+    # as one socket of 16 cores without SMT, which is an assumption; any one-socket layout gives Cores=0-15.
+    smi = parse_smi_xml(xml(H100_580))
+    listed = parse_smi_list(listing(LIST_H100_580))
+    assert [(gpu["index"], gpu["name"], gpu["uuid"]) for gpu in listed] == [
+        (gpu["index"], gpu["name"], gpu["uuid"]) for gpu in smi["gpus"]]
+    facts, warnings = build_facts(smi, parse_topo(topo(TOPO_H100_580)), dict((cpu, (0, cpu)) for cpu in range(16)),
+                                  listing=listed)
+    assert warnings == []
+    assert facts["count"] == 1
+    assert facts["gres_conf"] == ["Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia0 Cores=0-15"]
+    assert facts["slurm_gres"] == "gpu:nvidia_h100_80gb_hbm3:1"
+    gpu = facts["gpus"][0]
+    assert (gpu["pci_bus_id"], gpu["uuid"], gpu["memory_mib"]) == ("00000000:00:06.0", H100_580_UUID, 81559)
+    assert (gpu["cpu_affinity"], gpu["numa_affinity"], gpu["nvlinks"], gpu["cores"]) == ("0-15", "0", {}, "0-15")
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
 
 
 def test_build_facts_no_gpus():
@@ -1438,27 +1483,65 @@ def _readings(name):
     # DTD v11: power_readings/power_draw and power_limit, clocks_throttle_reasons.
     ("datakit_8x-tesla-v100s-pcie-32gb.xml", {
         "utilization_gpu_pct": 97, "utilization_memory_pct": 52, "memory_used_mib": 31689, "memory_total_mib": 32510,
-        "temperature_c": 66, "memory_temperature_c": 63, "slowdown_temperature_c": 87, "power_w": 232.8,
+        "temperature_c": 66, "memory_temperature_c": 63, "slowdown_temperature_c": 87, "slowdown_margin_c": 21,
+        "shutdown_margin_c": 24, "power_w": 232.8,
         "power_limit_w": 250.0, "clocks_mhz": {"graphics": 1410, "sm": 1410, "mem": 1107, "video": 1275}}),
     # v12: gpu_power_readings/power_draw and current_power_limit, clocks_event_reasons; utilization N/A.
     ("telegraf_a100-sxm4-v12.xml", {
         "utilization_gpu_pct": None, "utilization_memory_pct": None, "memory_used_mib": 50, "memory_total_mib": 81920,
-        "temperature_c": 27, "memory_temperature_c": 44, "slowdown_temperature_c": 89, "power_w": 67.03,
+        "temperature_c": 27, "memory_temperature_c": 44, "slowdown_temperature_c": 89, "slowdown_margin_c": 62,
+        "shutdown_margin_c": 65, "power_w": 67.03,
         "power_limit_w": 500.0, "clocks_mhz": {"graphics": 1275, "sm": 1275, "mem": 1593, "video": 1275}}),
     # v13: instant_power_draw (no power_draw), power_state "Requested functionality has been deprecated".
     ("telegraf_dual_2070-v13.xml", {
         "utilization_gpu_pct": 0, "utilization_memory_pct": 0, "memory_used_mib": 1, "memory_total_mib": 8192,
-        "temperature_c": 14, "memory_temperature_c": None, "slowdown_temperature_c": 91, "power_w": 9.23,
+        "temperature_c": 14, "memory_temperature_c": None, "slowdown_temperature_c": 91, "slowdown_margin_c": 77,
+        "shutdown_margin_c": 80, "power_w": 9.23,
         "power_limit_w": 175.0, "clocks_mhz": {"graphics": 300, "sm": 300, "mem": 405, "video": 540}}),
     # A GPU without power readings (Quadro P400: N/A).
     ("telegraf_quadro-p400.xml", {
         "utilization_gpu_pct": 0, "utilization_memory_pct": 3, "memory_used_mib": 0, "memory_total_mib": 1998,
-        "temperature_c": 33, "memory_temperature_c": None, "slowdown_temperature_c": 100, "power_w": None,
+        "temperature_c": 33, "memory_temperature_c": None, "slowdown_temperature_c": 100, "slowdown_margin_c": 67,
+        "shutdown_margin_c": 70, "power_w": None,
         "power_limit_w": None, "clocks_mhz": {"graphics": 139, "sm": 139, "mem": 405, "video": 544}}),
+    # Driver 580 (T.Limit): gpu_temp_tlimit 37 C, slowdown at -2 C and shutdown at -8 C from T.Limit, no absolute
+    # thresholds. Margins 37 - (-2) = 39 and 37 - (-8) = 45: slowdown at 50 + 39 = 89 C, as NVML said on that machine.
+    (H100_580, {
+        "utilization_gpu_pct": 0, "utilization_memory_pct": 0, "memory_used_mib": 0, "memory_total_mib": 81559,
+        "temperature_c": 50, "memory_temperature_c": 53, "slowdown_temperature_c": None, "slowdown_margin_c": 39,
+        "shutdown_margin_c": 45, "power_w": 80.3, "power_limit_w": 700.0,
+        "clocks_mhz": {"graphics": 345, "sm": 345, "mem": 2619, "video": 765}}),
+    # Driver 590 Blackwell, the same layout: tlimit 68 C, slowdown -2 C, shutdown -5 C.
+    ("telegraf_pro-6000-maxq-blackwell-v13.xml", {
+        "temperature_c": 24, "slowdown_temperature_c": None, "slowdown_margin_c": 70, "shutdown_margin_c": 73}),
 ])
 def test_readings_of_each_layout(name, expected):
     readings = _readings(name)[0]
     assert dict((key, readings[key]) for key in expected) == expected
+
+
+TLIMIT_PAIR = ("<temperature><gpu_temp_tlimit>30 C</gpu_temp_tlimit>"
+               "<gpu_temp_slow_tlimit_threshold>-2 C</gpu_temp_slow_tlimit_threshold>")
+
+
+@pytest.mark.parametrize("name, old, new, margins", [
+    # DOCTORED (not captures): a T.Limit reading and slowdown offset added to the V100S's absolute thresholds:
+    # the T.Limit pair wins for slowdown (30 - (-2)); shutdown has no T.Limit offset, so 90 - 66 from the absolutes.
+    (V100S_8X, "<temperature>", TLIMIT_PAIR, (32, 24)),
+    # The H100's T.Limit values garbled one at a time: what cannot be read gives no margin, never an error.
+    (H100_580, "<gpu_temp_tlimit>37 C<", "<gpu_temp_tlimit>37.5 C<", (None, None)),
+    (H100_580, "<gpu_temp_tlimit>37 C<", "<gpu_temp_tlimit>N/A<", (None, None)),
+    (H100_580, "<gpu_temp_tlimit>37 C<", "<gpu_temp_tlimit>99999 C<", (None, None)),
+    (H100_580, "<gpu_temp_slow_tlimit_threshold>-2 C<", "<gpu_temp_slow_tlimit_threshold>- 2 C<", (None, 45)),
+    (H100_580, "<gpu_temp_max_tlimit_threshold>-8 C<", "<gpu_temp_max_tlimit_threshold>-8 F<", (39, None)),
+    # Past the threshold the margin is negative: 37 C from T.Limit read as -5 C, so 3 C past slowdown.
+    (H100_580, "<gpu_temp_tlimit>37 C<", "<gpu_temp_tlimit>-5 C<", (-3, 3)),
+    # Absolute layout, hotter than its slowdown temperature: 88 C against 87 C.
+    (V100S_8X, "<gpu_temp>66 C<", "<gpu_temp>88 C<", (-1, 2)),
+])
+def test_temperature_margins_of_doctored_captures(name, old, new, margins):
+    readings = parse_smi_xml(doctored(name, 0, old, new), readings=True)["gpus"][0]["readings"]
+    assert (readings["slowdown_margin_c"], readings["shutdown_margin_c"]) == margins
 
 
 def test_clock_event_reasons():

@@ -41,6 +41,7 @@ def _find(samples, name, **labels):
             if metric == PREFIX + name and all(have.get(key) == want for key, want in labels.items())]
 
 
+H100_580 = "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml"
 JOB_MAP = {3: {"minor": 3, "job_id": "42", "user": "alice", "uid": "3101", "account": "chem", "partition": "gpu"}}
 
 
@@ -66,13 +67,45 @@ def test_what_a_gpu_does_not_report_is_left_out():
     assert _find(quadro, "power_watts") == [] and _find(quadro, "ecc_uncorrectable_errors") == []
 
 
+@pytest.mark.parametrize("name, temperature, slowdown, slowdown_margin, shutdown_margin", [
+    # Absolute thresholds (slowdown 87 C, shutdown 90 C): exported, and the margins computed from them.
+    ("datakit_8x-tesla-v100s-pcie-32gb.xml", 66, [87], 21, 24),
+    ("telegraf_a100-sxm4-v12.xml", 27, [89], 62, 65),
+    # Driver 580 prints T.Limit margins only: no slowdown temperature, the margins from T.Limit
+    # (37 - (-2) and 37 - (-8)).
+    (H100_580, 50, [], 39, 45),
+    ("telegraf_pro-6000-maxq-blackwell-v13.xml", 24, [], 70, 73),
+])
+def test_temperature_margins_of_both_layouts(name, temperature, slowdown, slowdown_margin, shutdown_margin):
+    samples = gpu_samples(_smi(name))
+    assert _find(samples, "temperature_celsius", gpu="0") == [temperature]
+    assert _find(samples, "slowdown_temperature_celsius", gpu="0") == slowdown
+    assert _find(samples, "temp_slowdown_margin_celsius", gpu="0") == [slowdown_margin]
+    assert _find(samples, "temp_shutdown_margin_celsius", gpu="0") == [shutdown_margin]
+
+
+def test_the_h100_on_580_in_the_text_format():
+    text = exposition(gpu_samples(_smi(H100_580), {0: {"job_id": "7", "user": "bob", "account": "phys"}}))
+    labels = ('account="phys",gpu="0",job_id="7",minor="0",model="NVIDIA H100 80GB HBM3",'
+              'user="bob",uuid="GPU-104baf67-c9e7-9043-3448-86f3e2175141"')
+    lines = text.splitlines()
+    assert "gpuops_gpu_temp_slowdown_margin_celsius{%s} 39.0" % labels in lines
+    assert "gpuops_gpu_temp_shutdown_margin_celsius{%s} 45.0" % labels in lines
+    assert "# TYPE gpuops_gpu_temp_slowdown_margin_celsius gauge" in lines
+    assert not any(line.startswith("gpuops_gpu_slowdown_temperature_celsius") for line in lines)
+    assert ('gpuops_gpu_info{account="phys",driver="580.159.04",gpu="0",job_id="7",minor="0",'
+            'model="NVIDIA H100 80GB HBM3",pci_bus_id="00000000:00:06.0",user="bob",'
+            'uuid="GPU-104baf67-c9e7-9043-3448-86f3e2175141"} 1.0') in lines
+
+
 def test_no_usable_output_is_exporter_up_0_with_the_reason():
     assert gpu_samples(None, error="nvidia-smi did not answer within 10s") == [
         (PREFIX + "exporter_up", {"reason": "nvidia-smi did not answer within 10s"}, 0)]
 
 
 def test_every_name_has_a_family_and_labels_are_strings():
-    for name in ("datakit_8x-tesla-v100s-pcie-32gb.xml", "telegraf_dual_2070-v13.xml", "telegraf_a100-sxm4-v12.xml"):
+    for name in ("datakit_8x-tesla-v100s-pcie-32gb.xml", "telegraf_dual_2070-v13.xml", "telegraf_a100-sxm4-v12.xml",
+                 H100_580):
         for metric, labels, value in gpu_samples(_smi(name), JOB_MAP):
             assert metric[len(PREFIX):] in FAMILIES, metric
             assert all(isinstance(item, str) for item in labels.values()), labels
@@ -161,6 +194,17 @@ def test_nvlink_errors_of_real_captures(name, gpus, links, counters):
     for (gpu, link), want in counters.items():
         assert errors[gpu][link] == want
     assert parse_nvlink_errors(_nvlink(name).decode("utf-8")) == errors
+
+
+@pytest.mark.parametrize("name", ["gpuops_h100-80gb-hbm3_580.159.04_nvlink-e_empty.txt",
+                                  "gpuops_h100-80gb-hbm3_580.159.04_nvlink-s_empty.txt"])
+def test_nvlink_of_an_h100_without_nvlink_peers_on_580_prints_nothing(name):
+    # The project's H100 in a VM: nvidia-smi nvlink -e and -s printed nothing at all (not the GPU line and
+    # "Device does not have or support Nvlink" that other drivers print). No counters, so no NVLink samples.
+    assert _nvlink(name) == b""
+    with pytest.raises(GpuMetricsError) as err:
+        parse_nvlink_errors(_nvlink(name))
+    assert str(err.value) == "nvidia-smi nvlink -e: no GPU line in the output"
 
 
 def test_nvlink_errors_of_concatenated_per_gpu_runs_and_newer_counters():

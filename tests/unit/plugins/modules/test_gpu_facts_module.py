@@ -29,6 +29,9 @@ T4_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "telegraf_tesla-t4.xml")
 DGX1_TOPO = os.path.join(FIXTURES, "nvidia-smi-topo", "pytorch-ddp-readme_DGX1-8xV100_NV1-NV2_4xIB_oldformat.txt")
 DGX_A100_LIST = os.path.join(FIXTURES, "nvidia-smi-L", "deepops_dgxa100-80g_mig_head10_cmdline-stripped.txt")
 H100_TOPO = os.path.join(FIXTURES, "nvidia-smi-topo", "sglang30401_8xH100_NV18_8nic.txt")
+# One H100 in a VM on driver 580.159.04, captured for this project: -q -x and topo -m of the same machine.
+H100_580_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml")
+H100_580_TOPO = os.path.join(FIXTURES, "nvidia-smi-topo", "gpuops_h100-80gb-hbm3_1gpu_ansi_vm_580.159.04.txt")
 SYSFS_H100 = "handbuilt_hgx-h100-8gpu"
 SYSFS_A100 = "handbuilt_hgx-a100-8gpu"
 SYSFS_RTX = "handbuilt_pcie-rtx3090-workstation"
@@ -163,6 +166,27 @@ def test_8x_v100s_with_dgx1_topo_and_sysfs(tmp_path, capsys):
     # The hybrid cube mesh is direct NVLink; this sysfs tree has no bus/pci.
     assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])
     assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)
+
+
+def test_h100_580_with_its_own_topo(tmp_path, capsys):
+    # Both outputs from one machine. Its CPU topology was not captured: a sysfs of 16 CPUs as one socket of
+    # 16 cores (topo -m gives CPU Affinity 0-15) is written here, an assumption.
+    for cpu in range(16):
+        topo = tmp_path / "sys" / "devices" / "system" / "cpu" / ("cpu%d" % cpu) / "topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text("0\n")
+        (topo / "core_id").write_text("%d\n" % cpu)
+    smi = fake_smi(tmp_path, {"-q -x": (H100_580_XML, None, 0), "topo -m": (H100_580_TOPO, None, 0)})
+    result = run(capsys, {"nvidia_smi": smi, "sysfs_root": str(tmp_path / "sys")})
+    assert "warnings" not in result
+    facts = result["ansible_facts"]["gpuops_gpus"]
+    assert (facts["status"], facts["count"]) == ("ok", 1)
+    assert (facts["driver_version"], facts["cuda_version"]) == ("580.159.04", "13.0")
+    assert facts["slurm_gres"] == "gpu:nvidia_h100_80gb_hbm3:1"
+    assert facts["gres_conf"] == ["Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia0 Cores=0-15"]
+    gpu = facts["gpus"][0]
+    assert (gpu["uuid"], gpu["pci_bus_id"], gpu["memory_mib"], gpu["mig_mode"]) == (
+        "GPU-104baf67-c9e7-9043-3448-86f3e2175141", "00000000:00:06.0", 81559, "disabled")
 
 
 def test_check_mode_gives_the_same_facts(tmp_path, capsys):
