@@ -64,7 +64,8 @@ def install(base, capture):
     gres = "gpu:%s:%d" % (gpus[0]["slurm_type"], len(gpus))
     config = {
         "node": "bench01", "checks": {"persistence_mode": False}, "xid_drain": list(health.DEFAULT_DRAIN_XIDS),
-        "memory_drain": list(health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
+        "memory_drain": list(health.DEFAULT_MEMORY_DRAIN), "temp_slowdown_margin_c": 0,
+        "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
         "kill_wait_s": 5, "kernel_log": log, "rdma_expected": "auto", "expect": health.expectation(gres, gpus),
         "paths": {"state_dir": os.path.join(base, "state"), "job_map_dir": os.path.join(base, "gpu-jobs"),
                   "nvidia_smi": smi},

@@ -43,23 +43,29 @@ REASON_PREFIX = "gpuops-health:"
 REASON_LIMIT = 200
 
 # Every check, in the order results are reported. Settings switch each on or off.
-CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "driver_version", "driver_loaded",
-          "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes", "diag")
+CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature", "driver_version",
+          "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes", "diag")
 # What each mode runs (of the checks switched on). The prolog runs only what
 # one nvidia-smi call and a few reads answer: a slow prolog holds every job.
 MODE_CHECKS = {
-    "interval": ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "driver_version", "driver_loaded",
-                 "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes"),
-    "prolog": ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "driver_version", "driver_loaded",
-               "persistence_mode"),
-    "epilog": ("gpu_processes", "nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "driver_version",
+    "interval": ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature",
+                 "driver_version", "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes"),
+    "prolog": ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature", "driver_version",
                "driver_loaded", "persistence_mode"),
+    "epilog": ("gpu_processes", "nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature",
+               "driver_version", "driver_loaded", "persistence_mode"),
     "diag": ("diag",),
 }
 MODES = tuple(sorted(MODE_CHECKS))
 # The checks that read nvidia-smi: not run on a node whose Gres has no GPU.
-GPU_CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "driver_version", "driver_loaded",
-              "persistence_mode")
+GPU_CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "gpu_temperature", "driver_version",
+              "driver_loaded", "persistence_mode")
+# The checks that read what the GPUs report now (nvidia-smi -q -x's readings, parsed from the same answer).
+READING_CHECKS = ("gpu_temperature",)
+# gpu_temperature: a GPU this many degrees Celsius or fewer below its slowdown temperature drains the node
+# (node_health_temp_slowdown_margin_c). 0: only a GPU at or past slowdown, which is throttling already.
+DEFAULT_TEMP_SLOWDOWN_MARGIN_C = 0
+TEMP_SLOWDOWN_MARGIN_RANGE = (0, 30)
 
 # XIDs known to NVIDIA's XID catalogue that the settings may name, with what
 # they mean (from NVIDIA's "XID Errors" documentation). The default drain list
@@ -115,11 +121,16 @@ def whole_number(value):
 _int = whole_number
 
 
-def setting_seconds(settings, key, default, low, high):
-    """A time limit of the settings file the program reads (health.json): the whole number of seconds there when it
-    is one from low to high, else default (the role checks the settings; a file edited by hand must not stop a run)."""
+def setting_whole(settings, key, default, low, high):
+    """A whole-number setting of the settings file the program reads (health.json): the number there when it is
+    one from low to high, else default (the role checks the settings; a file edited by hand must not stop a run)."""
     value = whole_number(settings.get(key)) if isinstance(settings, dict) else None
     return value if value is not None and low <= value <= high else default
+
+
+def setting_seconds(settings, key, default, low, high):
+    """A time limit of the settings file the program reads (health.json), in whole seconds (setting_whole)."""
+    return setting_whole(settings, key, default, low, high)
 
 
 def _name(key):
@@ -161,6 +172,12 @@ def settings_errors(settings):
         if value is None or not low <= value <= high:
             errors.append("node_health_%s is %s: give a whole number of seconds from %d to %d."
                           % (key, shown(settings.get(key)), low, high))
+    low, high = TEMP_SLOWDOWN_MARGIN_RANGE
+    margin = _int(settings.get("temp_slowdown_margin_c"))
+    if margin is None or not low <= margin <= high:
+        errors.append("node_health_temp_slowdown_margin_c is %s: give a whole number of degrees Celsius from %d (drain "
+                      "once a GPU reaches its slowdown temperature) to %d (drain that far below it)."
+                      % (shown(settings.get("temp_slowdown_margin_c")), low, high))
     log = settings.get("kernel_log")
     if not isinstance(log, str) or not log.startswith("/") or "\n" in log or "\x00" in log:
         errors.append("node_health_kernel_log is %s: give /dev/kmsg or the absolute path of a file the kernel "
@@ -431,6 +448,76 @@ def driver_version_result(node, driver, pinned):
 
 
 # --------------------------------------------------------------------------
+# Temperature: how far each GPU is from slowing down for heat
+
+def _degrees(value):
+    """value when it is a whole number of degrees Celsius a GPU could report, else None."""
+    return value if _is_whole(value) and -300 < value < 1000 else None
+
+
+def gpu_thermal(gpu):
+    """{gpu, pci_bus_id, temperature_c, slowdown_margin_c, slowdown_c} of one GPU parsed with its readings
+    (parse_smi_xml(readings=True)); None for what it does not report.
+
+    The margin is _gpu_facts' slowdown_margin_c, read from either layout: driver 580's T.Limit reading less the
+    slowdown threshold's offset from T.Limit, or an older driver's absolute slowdown threshold less the
+    temperature. The slowdown temperature is temperature plus margin (the exporter's dashboard draws it so), as
+    the T.Limit layout prints no absolute one.
+    """
+    readings = gpu.get("readings") if isinstance(gpu.get("readings"), dict) else {}
+    temperature = _degrees(readings.get("temperature_c"))
+    margin = _degrees(readings.get("slowdown_margin_c"))
+    return {"gpu": gpu.get("index"), "pci_bus_id": gpu.get("pci_bus_id"), "temperature_c": temperature,
+            "slowdown_margin_c": margin,
+            "slowdown_c": temperature + margin if temperature is not None and margin is not None else None}
+
+
+def _thermal_name(item):
+    return "GPU %s (%s)" % (item["gpu"], item["pci_bus_id"]) if item["pci_bus_id"] else "GPU %s" % item["gpu"]
+
+
+def _thermal_text(item):
+    """'GPU 3 (00000000:3B:00.0) at 83 C is 2 C from its slowdown temperature (85 C)' (at it, or N C past it)."""
+    margin = item["slowdown_margin_c"]
+    where = "at its" if margin == 0 else "%d C %s its" % (abs(margin), "from" if margin > 0 else "past")
+    return "%s%s is %s slowdown temperature%s" % (
+        _thermal_name(item), " at %d C" % item["temperature_c"] if item["temperature_c"] is not None else "", where,
+        " (%d C)" % item["slowdown_c"] if item["slowdown_c"] is not None else "")
+
+
+def temperature_result(node, listed, margin_c=DEFAULT_TEMP_SLOWDOWN_MARGIN_C):
+    """gpu_temperature: every GPU is more than margin_c degrees below its slowdown temperature.
+
+    A GPU at its slowdown temperature throttles its clocks, and a multi-node job runs at the pace of its slowest
+    GPU: one hot GPU slows the whole job. A GPU whose readings give no margin (neither temperature layout) is
+    not judged. measured: each GPU's temperature and margin (None where unknown), which gpuops-health show prints.
+    """
+    expected = "more than %d C below the slowdown temperature" % margin_c
+    if not listed:
+        return result(node, "gpu_temperature", NOT_RUN, None, expected, "no GPU listed")
+    gpus = [gpu_thermal(gpu) for gpu in listed]
+    known = [item for item in gpus if item["slowdown_margin_c"] is not None]
+    if not known:
+        return result(node, "gpu_temperature", NOT_RUN, gpus, expected,
+                      "the GPUs report no slowdown temperature (nvidia-smi -q -x prints neither the T.Limit readings "
+                      "nor absolute thresholds): not judged")
+    hot = sorted((item for item in known if item["slowdown_margin_c"] <= margin_c),
+                 key=lambda item: item["slowdown_margin_c"])
+    unknown = [str(item["gpu"]) for item in gpus if item["slowdown_margin_c"] is None]
+    if hot:
+        text = "; ".join(_thermal_text(item) for item in hot[:4])
+        if len(hot) > 4:
+            text += "; and %d more" % (len(hot) - 4)
+        return result(node, "gpu_temperature", FAIL, gpus, expected, text + ": check the fans and the airflow")
+    closest = min(known, key=lambda item: item["slowdown_margin_c"])
+    message = "%d GPU(s) more than %d C below their slowdown temperature (closest: %s)" % (
+        len(known), margin_c, _thermal_text(closest))
+    if unknown:
+        message += "; GPU %s report(s) no slowdown temperature: not judged" % ", ".join(unknown)
+    return result(node, "gpu_temperature", PASS, gpus, expected, message)
+
+
+# --------------------------------------------------------------------------
 # The epilog: processes the finished job left on the node
 
 def job_gpu_minors(slurm_job_gpus, minors):
@@ -529,9 +616,10 @@ def diag_result(node, rc, text, error=None):
 def evaluate(node, mode, settings, seen):
     """The results of mode's checks that settings switch on, from what the node saw.
 
-    seen: smi {outcome, rc, timed_out, error, parsed}, pci_gpus, hardware,
-    no_hardware_reason, modules, proc_version, xid {state, events, error}, ib,
-    processes {job, killed, survivors}, diag {rc, text, error}.
+    seen: smi {outcome, rc, timed_out, error, parsed: parse_smi_xml's, with
+    readings=True for READING_CHECKS}, pci_gpus, hardware, no_hardware_reason,
+    modules, proc_version, xid {state, events, error}, ib, processes {job,
+    killed, survivors}, diag {rc, text, error}.
     """
     enabled = settings.get("checks") or {}
     wanted = [name for name in MODE_CHECKS[mode] if enabled.get(name, True)]
@@ -582,6 +670,9 @@ def evaluate(node, mode, settings, seen):
             out.append(gpu_model_result(node, listed, expect))
         elif name == "gpu_memory_errors":
             out.append(memory_errors_result(node, listed, settings.get("memory_drain") or DEFAULT_MEMORY_DRAIN))
+        elif name == "gpu_temperature":
+            out.append(temperature_result(node, listed, setting_whole(
+                settings, "temp_slowdown_margin_c", DEFAULT_TEMP_SLOWDOWN_MARGIN_C, *TEMP_SLOWDOWN_MARGIN_RANGE)))
         elif name == "driver_version":
             out.append(driver_version_result(node, parsed.get("driver_version"), expect.get("driver_version")))
         elif name == "driver_loaded":

@@ -22,6 +22,7 @@ def test_site_settings_pass(tmp_path):
     log.write_text("")
     rc, out = run(tmp_path, {"node_health_kernel_log": str(log), "node_health_xid_drain": [79, "48"],
                              "node_health_checks": {"persistence_mode": False, "diag": True},
+                             "node_health_temp_slowdown_margin_c": 3,
                              "node_health_diag_schedule": "Sun *-*-* 03:00:00"})
     assert rc == 0, out
 
@@ -44,6 +45,9 @@ def test_site_settings_pass(tmp_path):
     pytest.param({"node_health_rdma_expected": "sometimes"},
                  "node_health_rdma_expected is 'sometimes': give auto, true or false.", id="rdma-expected"),
     pytest.param({"node_health_memory_drain": ["ecc"]}, "node_health_memory_drain", id="memory-kind"),
+    pytest.param({"node_health_temp_slowdown_margin_c": 45},
+                 "node_health_temp_slowdown_margin_c is 45: give a whole number of degrees Celsius from 0 (drain once "
+                 "a GPU reaches its slowdown temperature) to 30 (drain that far below it).", id="slowdown-margin"),
 ])
 def test_bad_settings_are_refused(tmp_path, host_vars, expected):
     rc, out = run(tmp_path, host_vars)

@@ -7,6 +7,7 @@ stand-in that records what it is asked and answers with the node's state.
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -84,6 +85,48 @@ def test_a_lost_gpu_drains_and_fails_the_prolog_then_the_interval_resumes(node):
     (node["base"] / "nvidia-smi").write_text("#!/bin/sh\nexec cat %s\n" % health_prolog.CAPTURE)
     rc, record, calls = _run(node, "interval")
     assert rc == 0 and record["action"] == "resume" and calls[-1] == "update NodeName=bench01 State=RESUME"
+
+
+def test_a_gpu_at_slowdown_drains_and_fails_the_prolog_and_show_prints_the_margins(node):
+    # The V100S capture with GPU 3 at 88 C, 1 C past its slowdown temperature (87 C): parsed from the one
+    # nvidia-smi -q -x answer the other checks read.
+    text = open(health_prolog.CAPTURE).read()
+    start = [match.start() for match in re.finditer("<gpu id=", text)][3]
+    end = text.index("</gpu>", start)
+    hot = text[:start] + text[start:end].replace("<gpu_temp>61 C</gpu_temp>", "<gpu_temp>88 C</gpu_temp>") + text[end:]
+    assert hot != text
+    (node["base"] / "hot.xml").write_text(hot)
+    (node["base"] / "nvidia-smi").write_text("#!/bin/sh\nexec cat %s\n" % (node["base"] / "hot.xml"))
+    rc, record, calls = _run(node, "prolog")
+    assert rc == 1 and record["action"] == "drain"
+    assert calls[-1] == ("update NodeName=bench01 State=DRAIN Reason=gpuops-health: gpu_temperature: GPU 3 "
+                         "(00000000:00:10.0) at 88 C is 1 C past its slowdown temperature (87 C): check the fans and "
+                         "the airflow")
+    show = subprocess.run([sys.executable, "-I", str(node["base"] / "health" / "gpuops_health.py"), "show"],
+                          env={"GPUOPS_HEALTH_CONFIG": node["config"], "PATH": os.environ["PATH"]},
+                          capture_output=True, text=True, check=True)
+    shown = [item for item in json.loads(show.stdout)["results"] if item["check"] == "gpu_temperature"][0]
+    assert [gpu["slowdown_margin_c"] for gpu in shown["measured"]] == [21, 29, 30, -1, 28, 23, 26, 30]
+    # Cooled down: the periodic run resumes the node it drained.
+    (node["base"] / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=%s [root@2026-11-24T10:00:00]\n"
+                                             % record["reason"])
+    (node["base"] / "nvidia-smi").write_text("#!/bin/sh\nexec cat %s\n" % health_prolog.CAPTURE)
+    rc, record, calls = _run(node, "interval")
+    assert record["action"] == "resume" and calls[-1] == "update NodeName=bench01 State=RESUME"
+
+
+def test_the_t_limit_capture_of_driver_580_is_judged(tmp_path):
+    # A real H100 on 580.159.04 prints only T.Limit readings: the margin is 39 C (37 - (-2)) at 50 C.
+    capture = os.path.join(health_prolog.ROOT, "tests", "fixtures", "nvidia-smi-xml",
+                           "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml")
+    config, count = health_prolog.install(str(tmp_path), capture)
+    assert count == 1
+    rc, record, calls = _run({"base": tmp_path, "config": config}, "prolog", SLURM_JOB_GPUS="0")
+    assert rc == 0 and record["status"] == "pass" and calls == []
+    result = [item for item in record["results"] if item["check"] == "gpu_temperature"][0]
+    assert result["status"] == "pass"
+    assert result["measured"] == [{"gpu": 0, "pci_bus_id": "00000000:00:06.0", "temperature_c": 50,
+                                   "slowdown_margin_c": 39, "slowdown_c": 89}]
 
 
 def test_an_admin_drain_is_left_alone(node):

@@ -9,6 +9,7 @@ __metaclass__ = type
 
 import copy
 import os
+import re
 
 import pytest
 
@@ -19,6 +20,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate import pa
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
 HEALTH = os.path.join(FIXTURES, "health")
 V100S = os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
+# Driver 580 on a real H100: T.Limit readings only (gpu_temp 50 C, gpu_temp_tlimit 37 C, slowdown offset -2 C).
+H100 = os.path.join(FIXTURES, "nvidia-smi-xml", "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml")
 GRES = "gpu:tesla_v100s-pcie-32gb:8"
 
 
@@ -27,19 +30,20 @@ def _read(*parts):
         return handle.read().decode("utf-8", "replace")
 
 
-def _v100s(persistence=True):
-    text = _read(V100S)
+def _v100s(persistence=True, text=None):
+    """The 8 V100S of the capture (or text, an edited copy) as the program parses them: with processes and readings."""
+    text = _read(V100S) if text is None else text
     if persistence:
         text = text.replace("<persistence_mode>Disabled</persistence_mode>", "<persistence_mode>Enabled</persistence_mode>")
-    return parse_smi_xml(text, processes=True)
+    return parse_smi_xml(text, processes=True, readings=True)
 
 
 def _settings(**changes):
     smi = _v100s()
     settings = {
         "node": "gpu01", "checks": {}, "xid_drain": list(health.DEFAULT_DRAIN_XIDS),
-        "memory_drain": list(health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
-        "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto",
+        "memory_drain": list(health.DEFAULT_MEMORY_DRAIN), "temp_slowdown_margin_c": 0, "nvidia_smi_timeout_s": 10,
+        "kill_grace_s": 5, "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto",
         "expect": health.expectation(GRES, smi["gpus"], "460.73.01"),
     }
     settings.update(changes)
@@ -148,10 +152,23 @@ def test_good_settings_pass():
     ({"kill_wait_s": "x"}, "node_health_kill_wait_s is 'x'"),
     ({"kernel_log": "kern.log"}, "node_health_kernel_log is 'kern.log': give /dev/kmsg or the absolute path"),
     ({"rdma_expected": "yes"}, "node_health_rdma_expected is 'yes': give auto, true or false."),
+    ({"temp_slowdown_margin_c": -1}, "node_health_temp_slowdown_margin_c is -1: give a whole number of degrees Celsius "
+                                     "from 0 (drain once a GPU reaches its slowdown temperature) to 30"),
+    ({"temp_slowdown_margin_c": 31}, "node_health_temp_slowdown_margin_c is 31: give a whole number of degrees"),
+    ({"temp_slowdown_margin_c": 2.5}, "node_health_temp_slowdown_margin_c is 2.5: give a whole number of degrees"),
+    ({"temp_slowdown_margin_c": True}, "node_health_temp_slowdown_margin_c is True: give a whole number of degrees"),
+    ({"temp_slowdown_margin_c": "5 C"}, "node_health_temp_slowdown_margin_c is '5 C': give a whole number of degrees"),
+    ({"temp_slowdown_margin_c": None}, "node_health_temp_slowdown_margin_c is None: give a whole number of degrees"),
 ])
 def test_bad_settings_are_named_with_the_fix(change, message):
     errors = health.settings_errors(_settings(**change))
     assert len(errors) == 1 and errors[0].startswith(message), errors
+
+
+@pytest.mark.parametrize("value", [0, 30, "5", " 12 "])
+def test_slowdown_margins_the_role_accepts(value):
+    # Ansible may template the setting into text ("5"): whole_number reads it, as for the time limits.
+    assert health.settings_errors(_settings(temp_slowdown_margin_c=value)) == []
 
 
 def test_expectation_from_the_facts():
@@ -174,7 +191,8 @@ def test_healthy_node_passes_every_check_it_can_make():
     results = health.evaluate("gpu01", "interval", _settings(), _seen())
     statuses = dict((item["check"], item["status"]) for item in results)
     assert statuses == {"nvidia_smi": "pass", "gpu_count": "pass", "gpu_model": "pass", "xid": "pass",
-                        "gpu_memory_errors": "pass", "driver_version": "pass", "driver_loaded": "not_run",
+                        "gpu_memory_errors": "pass", "gpu_temperature": "pass", "driver_version": "pass",
+                        "driver_loaded": "not_run",
                         "persistence_mode": "pass", "rdma_ports": "not_run", "peermem_loaded": "not_run",
                         "gpu_processes": "pass"}
     assert health.drain_reason(results) is None
@@ -283,6 +301,174 @@ def test_rdma_ports_from_validate():
     res = _by_check(health.evaluate("n", "interval", _settings(expect=expect), seen))
     assert res["rdma_ports"]["status"] == "fail"
     assert res["rdma_ports"]["message"] == "ports not as expected: mlx5_0:1 Down/Polling"
+
+
+# --------------------------------------------------------------------------
+# Temperature: the margin to slowdown, from both layouts of nvidia-smi -q -x
+
+def _edit_gpu(text, gpu, **fields):
+    """text (a real capture) with fields of the gpu-th <gpu> set ({"gpu_temp": "85 C"}); a field given None is taken
+    out. Each field must be there: an edit that changes nothing fails the test."""
+    start = [match.start() for match in re.finditer("<gpu id=", text)][gpu]
+    end = text.index("</gpu>", start)
+    part = text[start:end]
+    for name, value in fields.items():
+        pattern = re.compile(r"<%s>[^<]*</%s>\s*" % (name, name))
+        assert pattern.search(part), name
+        part = pattern.sub("" if value is None else "<%s>%s</%s>\n" % (name, value, name), part, count=1)
+    return text[:start] + part + text[end:]
+
+
+def _h100(**fields):
+    return parse_smi_xml(_edit_gpu(_read(H100), 0, **fields), readings=True)
+
+
+def _h100_settings(**changes):
+    smi = _h100()
+    return _settings(expect=health.expectation("gpu:h100_80gb_hbm3:1", smi["gpus"], "580.159.04"), **changes)
+
+
+def _temperature(settings, smi, mode="prolog"):
+    return _by_check(health.evaluate("gpu01", mode, settings, _seen(smi)))["gpu_temperature"]
+
+
+def test_the_t_limit_layout_of_driver_580_is_judged():
+    # 37 C below T.Limit, slowdown 2 C past it: 39 C to go at 50 C (NVML gave this H100's slowdown as 89 C).
+    res = _temperature(_h100_settings(), _h100())
+    assert res["status"] == "pass"
+    assert res["measured"] == [{"gpu": 0, "pci_bus_id": "00000000:00:06.0", "temperature_c": 50,
+                                "slowdown_margin_c": 39, "slowdown_c": 89}]
+    assert res["message"] == ("1 GPU(s) more than 0 C below their slowdown temperature (closest: GPU 0 "
+                              "(00000000:00:06.0) at 50 C is 39 C from its slowdown temperature (89 C))")
+    assert res["expected"] == "more than 0 C below the slowdown temperature"
+
+
+def test_the_absolute_layout_of_older_drivers_is_judged():
+    # The V100S capture: slowdown 87 C on every GPU, GPU 0 the hottest at 66 C.
+    res = _temperature(_settings(), _v100s())
+    assert res["status"] == "pass"
+    assert [item["slowdown_margin_c"] for item in res["measured"]] == [21, 29, 30, 26, 28, 23, 26, 30]
+    assert res["measured"][3] == {"gpu": 3, "pci_bus_id": "00000000:00:10.0", "temperature_c": 61,
+                                  "slowdown_margin_c": 26, "slowdown_c": 87}
+    assert res["message"].endswith("(closest: GPU 0 (00000000:00:0D.0) at 66 C is 21 C from its slowdown "
+                                   "temperature (87 C))")
+
+
+def test_a_gpu_past_slowdown_drains_naming_it_absolute_layout():
+    text = _edit_gpu(_read(V100S), 3, gpu_temp="89 C")
+    res = _by_check(health.evaluate("gpu01", "prolog", _settings(), _seen(_v100s(text=text))))
+    assert res["gpu_temperature"]["status"] == "fail"
+    assert res["gpu_temperature"]["message"] == ("GPU 3 (00000000:00:10.0) at 89 C is 2 C past its slowdown "
+                                                 "temperature (87 C): check the fans and the airflow")
+    assert res["gpu_temperature"]["measured"][3]["slowdown_margin_c"] == -2
+    assert health.drain_reason(list(res.values())) == (
+        "gpuops-health: gpu_temperature: GPU 3 (00000000:00:10.0) at 89 C is 2 C past its slowdown temperature "
+        "(87 C): check the fans and the airflow")
+
+
+def test_a_gpu_at_slowdown_drains_naming_it_t_limit_layout():
+    # At 89 C this H100 is 2 C past T.Limit (gpu_temp_tlimit -2 C), which is its slowdown offset.
+    res = _temperature(_h100_settings(), _h100(gpu_temp="89 C", gpu_temp_tlimit="-2 C"))
+    assert res["status"] == "fail"
+    assert res["message"] == ("GPU 0 (00000000:00:06.0) at 89 C is at its slowdown temperature (89 C): check the "
+                              "fans and the airflow")
+
+
+@pytest.mark.parametrize("threshold, temperature, status", [
+    (0, "86 C", "pass"), (0, "87 C", "fail"), (0, "95 C", "fail"),
+    (5, "81 C", "pass"), (5, "82 C", "fail"),
+    (20, "66 C", "pass"), (20, "67 C", "fail"),  # the other GPUs are 21 C or more from slowdown
+])
+def test_threshold_boundaries_absolute_layout(threshold, temperature, status):
+    text = _edit_gpu(_read(V100S), 7, gpu_temp=temperature)
+    res = _temperature(_settings(temp_slowdown_margin_c=threshold), _v100s(text=text))
+    assert res["status"] == status
+    assert res["message"].startswith("GPU 7 (00000000:00:14.0) at %s" % temperature) == (status == "fail")
+
+
+@pytest.mark.parametrize("threshold, tlimit, status, text", [
+    (0, "-1 C", "pass", "is 1 C from"), (0, "-2 C", "fail", "is at"), (0, "-5 C", "fail", "is 3 C past"),
+    (3, "2 C", "pass", "is 4 C from"), (3, "1 C", "fail", "is 3 C from"),
+])
+def test_threshold_boundaries_t_limit_layout(threshold, tlimit, status, text):
+    res = _temperature(_h100_settings(temp_slowdown_margin_c=threshold), _h100(gpu_temp_tlimit=tlimit))
+    assert res["status"] == status
+    assert "GPU 0 (00000000:00:06.0) at 50 C %s its slowdown temperature" % text in res["message"]
+
+
+def test_the_threshold_comes_from_the_settings_and_a_hand_edited_file_falls_back_to_0():
+    smi = _h100(gpu_temp_tlimit="2 C")  # 4 C to go
+    assert _temperature(_h100_settings(temp_slowdown_margin_c="5"), smi)["status"] == "fail"
+    for bad in (None, -3, 99, "x", True, [5]):
+        res = _temperature(_h100_settings(temp_slowdown_margin_c=bad), smi)
+        assert res["status"] == "pass" and res["expected"] == "more than 0 C below the slowdown temperature"
+    settings = _h100_settings()
+    del settings["temp_slowdown_margin_c"]
+    assert _temperature(settings, smi)["status"] == "pass"
+
+
+def test_several_hot_gpus_are_named_hottest_first():
+    text = _read(V100S)
+    for gpu, temperature in ((1, "88 C"), (4, "90 C"), (5, "87 C"), (6, "91 C"), (7, "89 C")):
+        text = _edit_gpu(text, gpu, gpu_temp=temperature)
+    res = _temperature(_settings(), _v100s(text=text))
+    assert res["message"].startswith("GPU 6 (00000000:00:13.0) at 91 C is 4 C past its slowdown temperature (87 C); "
+                                     "GPU 4 (00000000:00:11.0) at 90 C is 3 C past")
+    assert res["message"].endswith("; and 1 more: check the fans and the airflow")
+    assert len(health.drain_reason([res])) <= health.REASON_LIMIT
+
+
+def test_a_gpu_without_either_layout_is_not_judged():
+    # GPU 2 of the V100S without its absolute slowdown threshold; the H100 without its T.Limit reading.
+    text = _edit_gpu(_read(V100S), 2, gpu_temp_slow_threshold=None)
+    text = _edit_gpu(text, 5, gpu_temp_slow_threshold="N/A")
+    res = _temperature(_settings(), _v100s(text=text))
+    assert res["status"] == "pass"
+    assert res["measured"][2] == {"gpu": 2, "pci_bus_id": "00000000:00:0F.0", "temperature_c": 57,
+                                  "slowdown_margin_c": None, "slowdown_c": None}
+    assert res["message"].startswith("6 GPU(s) more than 0 C below")
+    assert res["message"].endswith("; GPU 2, 5 report(s) no slowdown temperature: not judged")
+    # A hot GPU without a threshold is still not judged: no drain without a margin.
+    text = _edit_gpu(text, 2, gpu_temp="99 C")
+    assert _temperature(_settings(), _v100s(text=text))["status"] == "pass"
+    res = _temperature(_h100_settings(), _h100(gpu_temp="99 C", gpu_temp_tlimit="N/A"))
+    assert res["status"] == "not_run" and res["measured"][0]["slowdown_margin_c"] is None
+    assert res["message"].startswith("the GPUs report no slowdown temperature")
+    res = _temperature(_h100_settings(), _h100(gpu_temp_slow_tlimit_threshold=None))
+    assert res["status"] == "not_run"
+
+
+def test_a_margin_without_a_temperature_is_still_judged():
+    # gpu_temp unreadable, the T.Limit pair there: the margin decides, the text gives no degrees it does not know.
+    res = _temperature(_h100_settings(), _h100(gpu_temp="N/A", gpu_temp_tlimit="-3 C"))
+    assert res["status"] == "fail"
+    assert res["message"].startswith("GPU 0 (00000000:00:06.0) is 1 C past its slowdown temperature: ")
+
+
+def test_every_real_capture_gives_each_gpu_a_margin_and_passes():
+    # Twelve captures, DTD v11 to v13, absolute and T.Limit layouts: each GPU has a margin, none of them drains.
+    folder = os.path.join(FIXTURES, "nvidia-smi-xml")
+    names = sorted(os.listdir(folder))
+    assert len(names) >= 12
+    for name in names:
+        gpus = parse_smi_xml(_read(folder, name), readings=True)["gpus"]
+        res = health.temperature_result("n", gpus)
+        assert res["status"] == "pass", (name, res)
+        assert all(item["slowdown_margin_c"] is not None for item in res["measured"]), name
+
+
+def test_readings_not_parsed_or_switched_off_or_no_smi():
+    # Without readings (a caller that did not ask for them) nothing is judged; the check switches off by name.
+    smi = parse_smi_xml(_read(V100S))
+    assert _temperature(_settings(), smi)["status"] == "not_run"
+    res = _by_check(health.evaluate("gpu01", "interval", _settings(checks={"gpu_temperature": False}), _seen()))
+    assert "gpu_temperature" not in res
+    seen = _seen()
+    seen["smi"] = {"outcome": None, "rc": -9, "timed_out": True}
+    assert _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))["gpu_temperature"]["status"] == "not_run"
+    assert health.temperature_result("n", [])["status"] == "not_run"
+    assert [mode for mode in health.MODES if "gpu_temperature" in health.MODE_CHECKS[mode]] == [
+        "epilog", "interval", "prolog"]
 
 
 # --------------------------------------------------------------------------

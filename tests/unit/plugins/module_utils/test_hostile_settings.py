@@ -88,8 +88,9 @@ def _role_alert_settings():
 
 def _health_settings():
     return {"checks": {"diag": False}, "xid_drain": list(_health.DEFAULT_DRAIN_XIDS),
-            "memory_drain": list(_health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
-            "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto"}
+            "memory_drain": list(_health.DEFAULT_MEMORY_DRAIN), "temp_slowdown_margin_c": 0,
+            "nvidia_smi_timeout_s": 10, "kill_grace_s": 5, "kill_wait_s": 5, "kernel_log": "/dev/kmsg",
+            "rdma_expected": "auto"}
 
 
 MONITORING = {
