@@ -36,7 +36,7 @@ cp "$repo/tests/dist/consumer.yml" "$work/"
 cat >"$work/hosts.yml" <<INV
 all:
   vars:
-    ansible_connection: community.docker.docker
+    ansible_connection: community.docker.docker_api
     ansible_python_interpreter: /usr/bin/python3
     package_proxy_url: http://172.31.253.1:3142
     slurm_cluster_name: dist
