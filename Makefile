@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety maintenance health day2 accounting validate
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale clean
+.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -26,6 +26,7 @@ help:
 	@echo "make bench     converge / re-run / --check of the Slurm part and site.yml against the shell-loop floor"
 	@echo "make molecule-mitogen  every Molecule scenario under Mitogen's strategy"
 	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
+	@echo "make scale-smoke  the same for 8 and 64 nodes (make test's scale part)"
 
 # Python tools, pinned in requirements-dev.txt; rebuilt when it changes.
 $(VENV)/.stamp: requirements-dev.txt
@@ -160,6 +161,16 @@ bench: venv images wheelhouse
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
 scale: venv
 	bench/scale.sh
+
+# make test's `scale` part: the bench at small sizes, so that a change that
+# breaks the model's entry point or its grouping fails CI. Judged on the
+# targets that do not depend on the machine's speed (every host renders one
+# slurm.conf, at most 50 lines for nodes of one model with MemTotal spread);
+# its files stay under .build.
+SCALE_SMOKE_NODES ?= 8 64
+scale-smoke: venv
+	SCALE_NODES="$(SCALE_SMOKE_NODES)" SCALE_WORK=.build/scale-smoke SCALE_RESULTS=.build/scale-smoke/results \
+	  bench/scale.sh
 
 clean: lab-down
 	rm -rf .build dist

@@ -4,7 +4,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Write an inventory of 1 controller + N compute nodes and their cached facts, for bench/scale.sh.
 
-    scale_inventory.py DIR N [--mixed] [--collections PATH] [--forks F]
+    scale_inventory.py DIR N [--mixed] [--mem-spread PCT] [--collections PATH] [--forks F]
 
 DIR gets inventory.ini (every host with the local connection), ansible.cfg
 (jsonfile fact cache in DIR/facts, gathering explicit, collections_path
@@ -14,11 +14,15 @@ Compute nodes carry the hardware facts the Slurm roles read and gpuops_gpus
 built by the gpu_facts parser of the collection under test (PATH) from a
 real capture (8x Tesla V100S), with the keys the module adds (status,
 error, device_files). Identical nodes by default; --mixed gives every 64th
-node less memory and every 128th node no GPU, so slurm.conf has several
-NodeName lines.
+node half the memory and every 128th node no GPU, so slurm.conf has several
+NodeName lines. --mem-spread PCT takes up to PCT percent off each compute
+node's MemTotal, by a fraction fixed by its name (the same for a name on
+every run), as identical servers differ by their firmware and kernel
+reservations.
 """
 
 import argparse
+import hashlib
 import os
 import sys
 
@@ -39,6 +43,12 @@ def gpu_facts(collections):
         facts, _warnings = build_facts(parse_smi_xml(handle.read()))
     facts.update(status="ok", error=None, device_files=["/dev/nvidia%d" % i for i in range(facts["count"])])
     return facts
+
+
+def spread_memory(name, memtotal_mb, spread_pct):
+    """memtotal_mb less up to spread_pct percent of it, by a fraction in [0, 1] the name's hash fixes."""
+    fraction = int(hashlib.sha256(name.encode("utf-8")).hexdigest()[:8], 16) / float(0xFFFFFFFF)
+    return memtotal_mb - int(memtotal_mb * spread_pct / 100.0 * fraction)
 
 
 def host_facts(name, memtotal_mb, gpus):
@@ -62,11 +72,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("directory")
     parser.add_argument("nodes", type=int)
-    parser.add_argument("--mixed", action="store_true", help="every 64th node less memory, every 128th no GPU")
+    parser.add_argument("--mixed", action="store_true", help="every 64th node half the memory, every 128th no GPU")
+    parser.add_argument("--mem-spread", type=float, default=0.0, metavar="PCT",
+                        help="take up to PCT percent off each compute node's MemTotal, fixed per name (default 0)")
     parser.add_argument("--collections", default=os.path.join(CHECKOUT, ".build", "collections"),
                         help="collections path holding ansible_collections/gpuops/cluster (the code under test)")
     parser.add_argument("--forks", type=int, default=8)
     args = parser.parse_args()
+    if not 0 <= args.mem_spread < 100:
+        parser.error("--mem-spread is a percentage from 0 to below 100, not %s" % args.mem_spread)
     collections = os.path.abspath(args.collections)
     if not os.path.isdir(os.path.join(collections, "ansible_collections", "gpuops", "cluster")):
         parser.error("no ansible_collections/gpuops/cluster under %s (make venv makes .build/collections)" % collections)
@@ -85,7 +99,7 @@ def main():
             memory = 515000
         if args.mixed and position % 128 == 127:
             node_gpus = dict(gpus, count=0, gpus=[], gres_conf=[], slurm_gres="", device_files=[])
-        cache.set(name, host_facts(name, memory, node_gpus))
+        cache.set(name, host_facts(name, spread_memory(name, memory, args.mem_spread), node_gpus))
     with open(os.path.join(directory, "inventory.ini"), "w") as handle:
         handle.write("[slurm_controller]\nctl\n\n[slurm_compute]\n%s\n\n[all:vars]\nansible_connection=local\n"
                      "ansible_python_interpreter=%s\n" % ("\n".join(nodes), sys.executable))

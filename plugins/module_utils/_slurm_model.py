@@ -6,9 +6,11 @@
 ``build_model(inventory, settings)`` turns the groups, each node's facts and
 host variables, and the cluster-wide settings into everything the Slurm roles
 write: node names (one rule, ``node_name``), slurm.conf lines with identical
-nodes grouped into one hostlist line, gres.conf lines per node (facts or the
-inventory override, one renderer), cgroup.conf lines, the restart fingerprint,
-and every input error as a message that names the variable and the fix.
+nodes grouped into one hostlist line (nodes of one model whose memory differs a
+little share the smallest RealMemory: ``group_real_memory``), gres.conf lines
+per node (facts or the inventory override, one renderer), cgroup.conf lines,
+the restart fingerprint, and every input error as a message that names the
+variable and the fix.
 
 It is computed once per play (a run_once task) and shared by every host,
 which then only looks up its own entry in ``hosts``: a host's own work does
@@ -95,9 +97,24 @@ SETTING_KEYS = (
     "cluster_name", "controller_group", "compute_group", "dbd_group", "series", "user", "config_dir", "log_dir",
     "state_dir", "spool_dir", "slurmctld_pidfile", "slurmd_pidfile", "configless", "accounting", "dbd_port",
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
-    "real_memory_margin_pct", "restart_keys", "allow_gres_decrease", "dbd_accounts", "dbd_db_password",
-    "munge_key_length",
+    "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
+    "dbd_accounts", "dbd_db_password", "munge_key_length",
 )
+
+# RealMemory from MemTotal: the settings' defaults (the role's) and the values they may take.
+REAL_MEMORY_SETTINGS = {
+    # key: (role variable, default, lowest, highest, what a bad value is told)
+    "real_memory_margin_pct": ("slurm_real_memory_margin_pct", 5, 0, 99,
+                               "give a whole number from 0 to 99, the percentage of MemTotal each node keeps out of "
+                               "RealMemory."),
+    "real_memory_round_mb": ("slurm_real_memory_round_mb", 1024, 0, 65536,
+                             "give a whole number of MB from 0 to 65536: each node's RealMemory is rounded down to a "
+                             "multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    "real_memory_group_pct": ("slurm_real_memory_group_pct", 1, 0, 10,
+                              "give a whole number from 0 to 10: nodes of one model whose RealMemory is at most this "
+                              "percentage below the largest share one NodeName line with the smallest (0: only equal "
+                              "ones)."),
+}
 
 # The text to cap what an input error quotes of a user's value.
 _SHOWN = 60
@@ -308,11 +325,11 @@ def _node(host, data, settings, errors, warnings):
     cores = _as_int(facts.get("processor_cores")) or 0
     threads = _as_int(facts.get("processor_threads_per_core")) or 0
     memtotal = _as_int(facts.get("memtotal_mb")) or 0
-    margin = _as_int(settings.get("real_memory_margin_pct"))
-    margin = 5 if margin is None or not 0 <= margin <= 99 else margin  # (build_model reports a bad one)
-    auto = memtotal * (100 - margin) // 100
+    margin = real_memory_setting(settings, "real_memory_margin_pct")
+    auto = auto_real_memory(memtotal, margin, real_memory_setting(settings, "real_memory_round_mb"))
     real_memory = auto
-    if hvars.get("slurm_node_real_memory") is not None:
+    node["real_memory_given"] = hvars.get("slurm_node_real_memory") is not None
+    if node["real_memory_given"]:
         real_memory = _as_int(hvars.get("slurm_node_real_memory"))
         if real_memory is None or real_memory < 1:
             errors.append("slurm_node_real_memory for %s is %s: give a whole number of MB, or remove it to use MemTotal "
@@ -402,10 +419,94 @@ def _gpu_loss(node, gpus, running):
     return None
 
 
-def _node_key(node):
-    """What must be equal for nodes to share one NodeName line."""
+def _model_key(node):
+    """What must be equal, memory aside, for nodes to be one model: CPUs and their layout, GRES, features, weight."""
     return (node["cpus"], node["topology_consistent"], node["sockets"], node["cores_per_socket"], node["threads_per_core"],
-            node["real_memory"], node["gres_value"], tuple(node["features"]), node["weight"])
+            node["gres_value"], tuple(node["features"]), node["weight"])
+
+
+def _node_key(node):
+    """What must be equal for nodes to share one NodeName line: the model and RealMemory."""
+    return _model_key(node) + (node["real_memory"],)
+
+
+# --------------------------------------------------------------------------
+# RealMemory
+
+def real_memory_setting(settings, key):
+    """The value of one of REAL_MEMORY_SETTINGS; its default when unset or bad (build_model reports a bad one)."""
+    _variable, default, lowest, highest, _fix = REAL_MEMORY_SETTINGS[key]
+    value = _as_int(settings.get(key))
+    return default if value is None or not lowest <= value <= highest else value
+
+
+def real_memory_setting_errors(settings):
+    """A message for each REAL_MEMORY_SETTINGS value that is set but not a whole number in its range."""
+    errors = []
+    for key in sorted(REAL_MEMORY_SETTINGS):
+        variable, _default, lowest, highest, fix = REAL_MEMORY_SETTINGS[key]
+        value = settings.get(key)
+        if value is not None and (_as_int(value) is None or not lowest <= _as_int(value) <= highest):
+            errors.append("%s is %s: %s" % (variable, _shown(value), fix))
+    return errors
+
+
+def auto_real_memory(memtotal, margin_pct, round_mb):
+    """RealMemory from MemTotal (MB): less margin_pct percent, rounded down to a multiple of round_mb.
+
+    round_mb 0 or 1 does not round; a node with less than round_mb left is not rounded either (never 0).
+    """
+    memory = memtotal * (100 - margin_pct) // 100
+    if round_mb > 1 and memory >= round_mb:
+        memory -= memory % round_mb
+    return memory
+
+
+def group_real_memory(nodes, group_pct):
+    """Nodes of one model whose RealMemory differs a little share one NodeName line, with the smallest RealMemory.
+
+    Identical servers report MemTotal a few MB apart (firmware and kernel reservations), which would give each
+    its own NodeName line. Within each model (``_model_key``: everything of the line but the memory), from the
+    largest RealMemory down, the nodes at most group_pct percent below it form a group and all get the group's
+    smallest RealMemory, which no member has less of (slurmd drains a node that has less than its RealMemory);
+    the nodes below start the next group. A node with slurm_node_real_memory keeps it, and a node with a NodeAddr
+    (a line of its own anyway) keeps its own.
+
+    Returns ``({host: lowered RealMemory}, [a message for each group whose members were lowered])``.
+    """
+    models = {}
+    order = []
+    for node in nodes:
+        if node.get("real_memory_given") or node.get("addr"):
+            continue
+        key = _model_key(node)
+        if key not in models:
+            models[key] = []
+            order.append(key)
+        models[key].append(node)
+    lowered = {}
+    messages = []
+    for key in order:
+        members = sorted(models[key], key=lambda n: -n["real_memory"])
+        start = 0
+        while start < len(members):
+            largest = members[start]["real_memory"]
+            end = start + 1
+            while end < len(members) and (largest - members[end]["real_memory"]) * 100 <= largest * group_pct:
+                end += 1
+            group = members[start:end]
+            smallest = group[-1]["real_memory"]
+            changed = [node for node in group if node["real_memory"] != smallest]
+            if changed:
+                for node in changed:
+                    lowered[node["host"]] = smallest
+                messages.append(
+                    "RealMemory=%d for %s (%d nodes of one model, %d of them lowered from up to %d MB: within %d%% "
+                    "of the largest, slurm_real_memory_group_pct), so they share one NodeName line."
+                    % (smallest, _compress(sorted(node["name"] for node in group)), len(group), len(changed),
+                       largest, group_pct))
+            start = end
+    return lowered, messages
 
 
 def _node_line(names, node):
@@ -879,10 +980,7 @@ def build_model(inventory, settings, running_conf=None):
     ctl_host = controllers[0] if controllers else None
     dbd_host = dbd[0] if dbd else ctl_host
 
-    margin = settings.get("real_memory_margin_pct")
-    if margin is not None and (_as_int(margin) is None or not 0 <= _as_int(margin) <= 99):
-        errors.append("slurm_real_memory_margin_pct is %s: give a whole number from 0 to 99, the percentage of MemTotal "
-                      "each node keeps out of RealMemory." % _shown(margin))
+    errors.extend(real_memory_setting_errors(settings))
     nodes = []
     missing = []
     for host in computes:
@@ -895,6 +993,11 @@ def build_model(inventory, settings, running_conf=None):
         errors.append("No hardware facts for %s: slurm.conf is built from every compute node's facts. Run the play over "
                       "the whole %s group (not with a --limit that leaves nodes out), with fact gathering on, and make "
                       "sure those hosts are reachable." % (_compress(missing), settings.get("compute_group", "slurm_compute")))
+    lowered, memory_groups = group_real_memory(nodes, real_memory_setting(settings, "real_memory_group_pct"))
+    for node in nodes:
+        if node["host"] in lowered:
+            node["real_memory"] = lowered[node["host"]]
+            node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
 
     running = parse_node_gres(running_conf) if running_conf else {}
     losses = []
@@ -993,6 +1096,7 @@ def build_model(inventory, settings, running_conf=None):
     return {
         "errors": errors,
         "warnings": warnings,
+        "memory_groups": memory_groups,
         "controller": ctl,
         "dbd": dbd_entry,
         "hosts": host_entries,

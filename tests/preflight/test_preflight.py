@@ -97,6 +97,13 @@ def test_valid_inventory_passes(tmp_path):
             id="real-memory-above-node",
         ),
         pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_real_memory_round_mb": 100000, "slurm_real_memory_group_pct": 20}),
+            "slurm_real_memory_group_pct is 20: give a whole number from 0 to 10: nodes of one model whose RealMemory "
+            "is at most this percentage below the largest share one NodeName line with the smallest (0: only equal "
+            "ones). slurm_real_memory_round_mb is 100000: give a whole number of MB from 0 to 65536",
+            id="real-memory-round-and-group-out-of-range",
+        ),
+        pytest.param(
             _inventory(["ctl"], ["gpu01", "gpu02"], host_vars={"gpu02": {"slurm_node_name": "gpu01"}}),
             'Slurm node name "gpu01" is used by gpu01, gpu02: Slurm node name must be unique. Set slurm_node_name',
             id="two-hosts-one-slurm-name",

@@ -55,10 +55,11 @@ SETTINGS = {
     "accounting_config": {"AccountingStorageType": "accounting_storage/slurmdbd"},
     "config": {}, "cgroup_defaults": {"22.05": {"ConstrainCores": True}}, "cgroup_config": {},
     "partitions": [{"name": "gpu", "nodes": "ALL", "default": True}],
-    "real_memory_margin_pct": 5, "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
+    "real_memory_margin_pct": 5, "real_memory_round_mb": 1024, "real_memory_group_pct": 1,
+    "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
     "allow_gres_decrease": False, "dbd_accounts": [], "dbd_db_password": "", "munge_key_length": 0,
 }
-NODE_LINE = ("CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 Gres=%s State=UNKNOWN" % V100)
+NODE_LINE = ("CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=978944 Gres=%s State=UNKNOWN" % V100)
 
 
 def _hostvars(count=2, fqdn=False, **extra):
@@ -296,18 +297,18 @@ def test_slurm_node_name(args, expected):
 # --- slurm_restart_changes -----------------------------------------------------------------
 
 NEW = {"settings": {"SelectTypeParameters": "CR_Core_Memory", "SlurmctldHost": "ctl"},
-       "nodes": ["gpu[01-04]:%s:979450:128" % V100], "configless": False}
+       "nodes": ["gpu[01-04]:%s:978944:128" % V100], "configless": False}
 KEYS = ["SelectTypeParameters", "SlurmctldHost"]
 
 
 @pytest.mark.parametrize("old, keys, expected", [
     (NEW, KEYS, []),
     (json.loads(json.dumps(NEW)), tuple(KEYS), []),
-    (LazyMapping(dict(NEW, nodes=["gpu%02d:%s:979450:128" % (i, V100) for i in range(1, 5)])), KEYS, []),
+    (LazyMapping(dict(NEW, nodes=["gpu%02d:%s:978944:128" % (i, V100) for i in range(1, 5)])), KEYS, []),
     (dict(NEW, settings={"SelectTypeParameters": "CR_Core", "SlurmctldHost": "ctl"}), KEYS,
      ["SelectTypeParameters CR_Core -> CR_Core_Memory"]),
     (dict(NEW, settings={"SelectTypeParameters": "CR_Core", "SlurmctldHost": "ctl"}), None, []),
-    (dict(NEW, nodes=["gpu[01-02]:%s:979450:128" % V100]), KEYS,
+    (dict(NEW, nodes=["gpu[01-02]:%s:978944:128" % V100]), KEYS,
      ["node definitions (gres:memory:cpus): added gpu[03-04]"]),
     (dict(NEW, configless=True), KEYS, ["configless mode True -> False"]),
     ("", KEYS, ["no record of the settings the daemons run with"]),
@@ -385,7 +386,7 @@ def test_slurm_restart_changes_of_a_model():
                      dict(SETTINGS, config={"SelectTypeParameters": "CR_Core"}))["restart"]
     assert FILTERS["slurm_restart_changes"](record, changed, SETTINGS["restart_keys"]) == [
         "SelectTypeParameters CR_Core_Memory -> CR_Core",
-        "node definitions (gres:memory:cpus): gpu03 %s:979450:128 -> %s:500000:128" % (V100, V100)]
+        "node definitions (gres:memory:cpus): gpu03 %s:978944:128 -> %s:500000:128" % (V100, V100)]
 
 
 # --- slurm_log_errors ------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     NODE_VARS,
     SETTING_KEYS,
     SlurmModelError,
+    auto_real_memory,
     build_model,
     bundle_handlers,
     check_inventory,
@@ -41,6 +42,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import
     gres_line,
     gres_value,
     group_nodes,
+    group_real_memory,
     host_files,
     log_errors,
     node_name,
@@ -88,8 +90,8 @@ def _facts_of_slurmd_c(line):
 
 SERVER = dict(_facts_of_slurmd_c(SLURMD_C))
 del SERVER["hostname"]
-SERVER_REAL_MEMORY = 1031000 * 95 // 100  # 979450: MemTotal less the default 5 %
-SERVER_LINE = ("CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 Gres=%s State=UNKNOWN" % V100)
+SERVER_REAL_MEMORY = 1031000 * 95 // 100 // 1024 * 1024  # 978944: MemTotal less the default 5 %, in whole GiB
+SERVER_LINE = ("CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=978944 Gres=%s State=UNKNOWN" % V100)
 CONTAINER = {"memtotal_mb": 7940, "processor_vcpus": 2, "processor_count": 1, "processor_cores": 2,
              "processor_threads_per_core": 1}
 
@@ -104,7 +106,8 @@ SETTINGS = {
     "config": {}, "cgroup_defaults": {"22.05": {"ConstrainCores": True}, "24.11": {"CgroupPlugin": "autodetect"}},
     "cgroup_config": {},
     "partitions": [{"name": "gpu", "nodes": "ALL", "default": True, "options": {"MaxTime": "INFINITE", "State": "UP"}}],
-    "real_memory_margin_pct": 5, "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
+    "real_memory_margin_pct": 5, "real_memory_round_mb": 1024, "real_memory_group_pct": 1,
+    "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
     "allow_gres_decrease": False, "dbd_accounts": [], "dbd_db_password": "", "munge_key_length": 0,
 }
 KEYS = SETTINGS["restart_keys"]
@@ -607,7 +610,7 @@ def test_identical_nodes_share_one_hostlist_line():
     assert model["node_count"] == 8
     for number in range(1, 9):
         assert model["hosts"]["gpu%02d" % number]["gres_conf"] == [V100_GRES_CONF]
-    assert model["settings"]["DefMemPerCPU"] == SERVER_REAL_MEMORY // 128 == 7651
+    assert model["settings"]["DefMemPerCPU"] == SERVER_REAL_MEMORY // 128 == 7648
 
 
 def test_the_node_line_agrees_with_slurmd_c():
@@ -629,7 +632,7 @@ def test_the_whole_slurm_conf_of_a_small_cluster():
     assert model["slurm_conf"] == [
         "AuthType=auth/munge",
         "ClusterName=lab",
-        "DefMemPerCPU=7651",
+        "DefMemPerCPU=7648",
         "MpiDefault=none",
         "SelectType=select/cons_tres",
         "SelectTypeParameters=CR_Core_Memory",
@@ -665,15 +668,15 @@ def test_heterogeneous_nodes_get_lines_in_first_seen_order():
     model = build_model(inventory, _settings())
     assert model["errors"] == []
     assert _node_lines(model) == [
-        "NodeName=cpu[01-02] CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=7543 State=UNKNOWN",
+        "NodeName=cpu[01-02] CPUs=2 Sockets=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=7168 State=UNKNOWN",
         "NodeName=gpu[01-02] " + SERVER_LINE,
-        "NodeName=gpu03 CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=979450 "
+        "NodeName=gpu03 CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=978944 "
         "Gres=gpu:tesla_v100s-pcie-32gb:4 State=UNKNOWN",
     ]
     assert model["hosts"]["cpu01"]["gres_conf"] == []
     assert model["hosts"]["gpu03"]["gres_conf"] == ["Name=gpu Type=tesla_v100s-pcie-32gb File=/dev/nvidia[0-3]"]
-    # DefMemPerCPU: the smallest node's share (7543 MB over 2 CPUs)
-    assert model["settings"]["DefMemPerCPU"] == 3771
+    # DefMemPerCPU: the smallest node's share (7168 MB over 2 CPUs)
+    assert model["settings"]["DefMemPerCPU"] == 3584
 
 
 def test_nodes_with_an_address_stay_alone():
@@ -703,10 +706,10 @@ def test_inconsistent_topology_gives_cpus_only_and_a_warning():
         "gpu02: 2 sockets x 32 cores x 2 threads is not 96 CPUs; its NodeName line gives CPUs= only."]
     assert _node_lines(model) == [
         "NodeName=gpu01 " + SERVER_LINE,
-        "NodeName=gpu02 CPUs=96 RealMemory=979450 Gres=%s State=UNKNOWN" % V100]
+        "NodeName=gpu02 CPUs=96 RealMemory=978944 Gres=%s State=UNKNOWN" % V100]
 
 
-@pytest.mark.parametrize("margin, real_memory", [(5, 979450), (10, 927900), (0, 1031000), ("5", 979450), (None, 979450)])
+@pytest.mark.parametrize("margin, real_memory", [(5, 978944), (10, 927744), (0, 1030144), ("5", 978944), (None, 978944)])
 def test_real_memory_is_memtotal_less_the_margin(margin, real_memory):
     model = build_model(_inventory(1), _settings(real_memory_margin_pct=margin))
     assert model["errors"] == []
@@ -719,14 +722,14 @@ def test_a_margin_outside_0_to_99_is_an_error(margin):
     assert model["errors"] == [
         "slurm_real_memory_margin_pct is %s: give a whole number from 0 to 99, the percentage of MemTotal each node "
         "keeps out of RealMemory." % json.dumps(margin)]
-    assert "RealMemory=979450 " in _node_lines(model)[0]
+    assert "RealMemory=978944 " in _node_lines(model)[0]
 
 
 def test_real_memory_override():
     model = build_model(_inventory(2, gpu02={"slurm_node_real_memory": 500000}), _settings())
     assert model["errors"] == []
     assert [line.split()[0] + " " + line.split()[5] for line in _node_lines(model)] == [
-        "NodeName=gpu01 RealMemory=979450", "NodeName=gpu02 RealMemory=500000"]
+        "NodeName=gpu01 RealMemory=978944", "NodeName=gpu02 RealMemory=500000"]
     assert model["settings"]["DefMemPerCPU"] == 500000 // 128
 
 
@@ -750,6 +753,194 @@ def test_real_memory_override_errors(value, expected):
 def test_real_memory_override_up_to_memtotal_is_fine():
     model = build_model(_inventory(1, gpu01={"slurm_node_real_memory": "1031000"}), _settings())
     assert model["errors"] == [] and "RealMemory=1031000 " in _node_lines(model)[0]
+
+
+# --- RealMemory rounded, and nodes of one model on one line ----------------------------
+
+@pytest.mark.parametrize("memtotal, margin, round_mb, real_memory", [
+    (1031000, 5, 1024, 978944),     # 979450 MB down to 956 GiB
+    (1031000, 5, 0, 979450),        # 0 and 1: not rounded
+    (1031000, 5, 1, 979450),
+    (1031000, 0, 4096, 1028096),    # 251 x 4 GiB
+    (1031000, 5, 65536, 917504),    # 14 x 64 GiB
+    (2048, 0, 1024, 2048),          # on a multiple: kept
+    (2047, 0, 1024, 1024),
+    (1024, 0, 1024, 1024),
+    (1023, 0, 1024, 1023),          # less than one unit left: not rounded to 0
+    (7940, 5, 1024, 7168),          # a Molecule container
+])
+def test_auto_real_memory(memtotal, margin, round_mb, real_memory):
+    assert auto_real_memory(memtotal, margin, round_mb) == real_memory
+
+
+def _spread(count, spread_mb, names="gpu%02d", memtotal=1031000):
+    """`count` identical servers whose MemTotal runs evenly from `memtotal` down to `spread_mb` less."""
+    inventory = _inventory(0)
+    for index in range(count):
+        _add(inventory, names % (index + 1), facts=dict(SERVER, memtotal_mb=memtotal - spread_mb * index // max(count - 1, 1)))
+    return inventory
+
+
+# 0.5 % of 1031000 MB: 5155 MB. Less 5 % and in whole GiB, the nodes run from 956 GiB (978944 MB) down to
+# 1025845 MB x 0.95 = 974552 MB, 951 GiB (973824 MB): six values, one line with the smallest.
+SPREAD_LINE = "CPUs=128 Sockets=2 CoresPerSocket=32 ThreadsPerCore=2 RealMemory=973824 Gres=%s State=UNKNOWN" % V100
+
+
+def test_memtotal_spread_by_half_a_percent_over_64_nodes_gives_one_line():
+    inventory = _spread(64, 5155)
+    model = build_model(inventory, _settings())
+    assert model["errors"] == [] and model["warnings"] == []
+    assert _node_lines(model) == ["NodeName=gpu[01-64] " + SPREAD_LINE]
+    # gpu61-gpu64 (MemTotal below 1026156 MB) are at 951 GiB already.
+    assert model["memory_groups"] == [
+        "RealMemory=973824 for gpu[01-64] (64 nodes of one model, 60 of them lowered from up to 978944 MB: within 1% "
+        "of the largest, slurm_real_memory_group_pct), so they share one NodeName line."]
+    assert model["settings"]["DefMemPerCPU"] == 973824 // 128
+    for host in inventory["computes"]:
+        # Never more than a node has: at most its own MemTotal less the margin.
+        assert 973824 <= inventory["hosts"][host]["facts"]["memtotal_mb"] * 95 // 100
+    assert model["restart"]["nodes"] == ["gpu[01-64]:%s:973824:128" % V100]
+
+
+def test_memtotal_spread_by_half_a_percent_over_1024_nodes_gives_one_line():
+    model = build_model(_spread(1024, 5155, names="gpu%04d"), _settings())
+    assert model["errors"] == []
+    assert _node_lines(model) == ["NodeName=gpu[0001-1024] " + SPREAD_LINE]
+    assert len(model["memory_groups"]) == 1 and model["memory_groups"][0].startswith("RealMemory=973824 for gpu[0001-1024] (1024 nodes")
+
+
+def test_a_node_with_half_the_memory_keeps_its_own_line():
+    inventory = _spread(64, 5155)
+    inventory["hosts"]["gpu33"]["facts"]["memtotal_mb"] = 515500
+    model = build_model(inventory, _settings())
+    assert _node_lines(model) == [
+        "NodeName=gpu[01-32,34-64] " + SPREAD_LINE,
+        # 515500 x 0.95 = 489725 MB: 478 GiB
+        "NodeName=gpu33 " + SPREAD_LINE.replace("973824", "489472")]
+    assert model["settings"]["DefMemPerCPU"] == 489472 // 128
+    assert [line.split(" (")[0] for line in model["memory_groups"]] == ["RealMemory=973824 for gpu[01-32,34-64]"]
+
+
+@pytest.mark.parametrize("low, lines", [
+    (99000, ["NodeName=n[1-3] CPUs=128 RealMemory=99000"]),                   # exactly 1 % below: one group
+    (98999, ["NodeName=n[1-2] CPUs=128 RealMemory=99500", "NodeName=n3 CPUs=128 RealMemory=98999"]),
+])
+def test_the_group_reaches_exactly_group_pct_below_its_largest(low, lines):
+    nodes = [{"host": "n%d" % i, "name": "n%d" % i, "addr": "", "real_memory": memory, "cpus": 128,
+              "topology_consistent": False, "sockets": 0, "cores_per_socket": 0, "threads_per_core": 0,
+              "gres_value": "", "features": [], "weight": None} for i, memory in ((1, 100000), (2, 99500), (3, low))]
+    lowered, messages = group_real_memory(nodes, 1)
+    for node in nodes:
+        node["real_memory"] = lowered.get(node["host"], node["real_memory"])
+    assert ["NodeName=%s CPUs=128 RealMemory=%d" % (names, node["real_memory"])
+            for names, node in group_nodes(nodes, lambda n: n["real_memory"])] == lines
+    assert len(messages) == 1
+
+
+def test_groups_go_down_from_the_largest_and_never_chain():
+    # 100000, 99200, 98400: each within 1 % of the one above, but 98400 is 1.6 % below 100000.
+    nodes = [{"host": "n%d" % i, "name": "n%d" % i, "addr": "", "real_memory": memory, "cpus": 1,
+              "topology_consistent": True, "sockets": 1, "cores_per_socket": 1, "threads_per_core": 1,
+              "gres_value": "", "features": [], "weight": None} for i, memory in ((1, 99200), (2, 98400), (3, 100000))]
+    assert group_real_memory(nodes, 1) == ({"n3": 99200}, [
+        "RealMemory=99200 for n[1,3] (2 nodes of one model, 1 of them lowered from up to 100000 MB: within 1% of the "
+        "largest, slurm_real_memory_group_pct), so they share one NodeName line."])
+    assert group_real_memory(nodes, 0) == ({}, [])
+    assert group_real_memory([], 1) == ({}, [])
+
+
+def test_nodes_across_a_gib_boundary_share_the_lower_one():
+    inventory = _inventory(0)
+    # 978944 MB is 956 GiB: 1030468 MB x 0.95 = 978944.6, 1030466 MB x 0.95 = 978942.7 (955 GiB: 977920).
+    _add(inventory, "gpu01", facts=dict(SERVER, memtotal_mb=1030468))
+    _add(inventory, "gpu02", facts=dict(SERVER, memtotal_mb=1030466))
+    model = build_model(inventory, _settings())
+    assert _node_lines(model) == ["NodeName=gpu[01-02] " + SERVER_LINE.replace("978944", "977920")]
+    model = build_model(inventory, _settings(real_memory_group_pct=0))
+    assert _node_lines(model) == ["NodeName=gpu01 " + SERVER_LINE, "NodeName=gpu02 " + SERVER_LINE.replace("978944", "977920")]
+    assert model["memory_groups"] == []
+
+
+def test_without_rounding_the_group_takes_the_smallest_memtotal_less_the_margin():
+    model = build_model(_spread(64, 5155), _settings(real_memory_round_mb=0))
+    # 1025845 x 0.95 = 974552 MB
+    assert _node_lines(model) == ["NodeName=gpu[01-64] " + SPREAD_LINE.replace("973824", "974552")]
+    model = build_model(_spread(64, 5155), _settings(real_memory_round_mb=0, real_memory_group_pct=0))
+    assert len(_node_lines(model)) == 64 and model["memory_groups"] == []
+
+
+def test_slurm_node_real_memory_is_kept_as_given_and_left_out_of_the_group():
+    inventory = _spread(4, 5155)
+    inventory["hosts"]["gpu02"]["vars"]["slurm_node_real_memory"] = 978000
+    inventory["hosts"]["gpu04"]["vars"]["slurm_node_real_memory"] = 970000
+    model = build_model(inventory, _settings())
+    assert model["errors"] == []
+    # gpu01 (1031000 MB: 956 GiB) and gpu03 (1027564 MB: 953 GiB, 975872 MB) are grouped without them.
+    assert _node_lines(model) == [
+        "NodeName=gpu[01,03] " + SPREAD_LINE.replace("973824", "975872"),
+        "NodeName=gpu02 " + SPREAD_LINE.replace("973824", "978000"),
+        "NodeName=gpu04 " + SPREAD_LINE.replace("973824", "970000")]
+    assert model["memory_groups"] == [
+        "RealMemory=975872 for gpu[01,03] (2 nodes of one model, 1 of them lowered from up to 978944 MB: within 1% of "
+        "the largest, slurm_real_memory_group_pct), so they share one NodeName line."]
+
+
+def test_only_nodes_of_one_model_are_grouped():
+    inventory = _spread(4, 5155)
+    inventory["hosts"]["gpu02"]["gpus"] = GPUS_4
+    inventory["hosts"]["gpu03"]["vars"]["slurm_node_features"] = ["ib"]
+    inventory["hosts"]["gpu04"]["vars"]["slurm_node_addr"] = "10.0.0.4"
+    model = build_model(inventory, _settings())
+    assert model["memory_groups"] == []
+    assert [line.split()[0] + " " + line.split()[-4 if "Features" in line else -3] for line in _node_lines(model)] == [
+        "NodeName=gpu01 RealMemory=978944", "NodeName=gpu02 RealMemory=976896", "NodeName=gpu03 RealMemory=975872",
+        "NodeName=gpu04 RealMemory=973824"]
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"real_memory_round_mb": -1}, "slurm_real_memory_round_mb is -1: give a whole number of MB from 0 to 65536: each "
+     "node's RealMemory is rounded down to a multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    ({"real_memory_round_mb": 65537}, "slurm_real_memory_round_mb is 65537: give a whole number of MB from 0 to 65536: "
+     "each node's RealMemory is rounded down to a multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    ({"real_memory_round_mb": "1G"}, 'slurm_real_memory_round_mb is "1G": give a whole number of MB from 0 to 65536: '
+     "each node's RealMemory is rounded down to a multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    ({"real_memory_round_mb": True}, "slurm_real_memory_round_mb is true: give a whole number of MB from 0 to 65536: "
+     "each node's RealMemory is rounded down to a multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    ({"real_memory_group_pct": 11}, "slurm_real_memory_group_pct is 11: give a whole number from 0 to 10: nodes of one "
+     "model whose RealMemory is at most this percentage below the largest share one NodeName line with the smallest "
+     "(0: only equal ones)."),
+    ({"real_memory_group_pct": "1%"}, 'slurm_real_memory_group_pct is "1%": give a whole number from 0 to 10: nodes of '
+     "one model whose RealMemory is at most this percentage below the largest share one NodeName line with the "
+     "smallest (0: only equal ones)."),
+])
+def test_real_memory_setting_errors(changes, expected):
+    model = build_model(_spread(4, 5155), _settings(**changes))
+    assert model["errors"] == [expected]
+
+
+@pytest.mark.parametrize("changes", [{"real_memory_round_mb": "1024", "real_memory_group_pct": "1"},
+                                     {"real_memory_round_mb": None, "real_memory_group_pct": None}])
+def test_real_memory_settings_as_text_or_unset_are_the_defaults(changes):
+    model = build_model(_spread(64, 5155), _settings(**changes))
+    assert model["errors"] == [] and _node_lines(model) == ["NodeName=gpu[01-64] " + SPREAD_LINE]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(memtotals=st.lists(st.integers(min_value=204800, max_value=4 * 1024 * 1024), min_size=1, max_size=40),
+       spread=st.integers(min_value=0, max_value=50), round_mb=st.sampled_from([0, 1, 512, 1024]))
+def test_one_model_within_half_a_percent_is_one_line_never_above_a_nodes_memory(memtotals, spread, round_mb):
+    """MemTotal at most 0.5 % apart (of 200 GB or more, so a GiB is at most 0.5 % too): one line."""
+    top = max(memtotals)
+    memtotals = [top - (top - memtotal) * spread // 10000 for memtotal in memtotals]  # spread: 0 to 0.5 %
+    inventory = _inventory(0)
+    for index, memtotal in enumerate(memtotals):
+        _add(inventory, "n%03d" % index, facts=dict(SERVER, memtotal_mb=memtotal))
+    model = build_model(inventory, _settings(real_memory_round_mb=round_mb))
+    assert model["errors"] == []
+    lines = _node_lines(model)
+    assert len(lines) == 1
+    real_memory = int(lines[0].split("RealMemory=")[1].split()[0])
+    assert real_memory == min(auto_real_memory(memtotal, 5, round_mb) for memtotal in memtotals)
 
 
 def test_features_and_weight():
@@ -1225,7 +1416,7 @@ def test_restart_fingerprint_groups_nodes_by_what_only_a_restart_applies():
     assert model["restart"] == {
         "settings": {"SelectTypeParameters": "CR_Core_Memory", "SlurmctldHost": "ctl"},
         # gpu02's weight is applied by scontrol reconfigure: it shares gpu01's entry but not its NodeName line
-        "nodes": ["gpu[01-03]:%s:979450:128" % V100, "gpu04:%s:500000:128" % V100, "cpu01::7543:2"],
+        "nodes": ["gpu[01-03]:%s:978944:128" % V100, "gpu04:%s:500000:128" % V100, "cpu01::7168:2"],
         "configless": True,
     }
     assert len(_node_lines(model)) == 4
@@ -1248,7 +1439,7 @@ def test_group_nodes():
 
 
 NEW = build_model(_inventory(4), _settings())["restart"]
-NODE = "%s:979450:128" % V100
+NODE = "%s:978944:128" % V100
 
 
 @pytest.mark.parametrize("old, expected", [
@@ -1262,8 +1453,8 @@ NODE = "%s:979450:128" % V100
                  id="key-set"),
     pytest.param(dict(NEW, settings=dict(NEW["settings"], SelectType="select/linear")), [],
                  id="a-key-that-is-no-restart-key"),
-    pytest.param(dict(NEW, nodes=["gpu[01-03]:" + NODE, "gpu04:gpu:tesla_v100s-pcie-32gb:4:979450:128"]),
-                 ["node definitions (gres:memory:cpus): gpu04 gpu:tesla_v100s-pcie-32gb:4:979450:128 -> " + NODE],
+    pytest.param(dict(NEW, nodes=["gpu[01-03]:" + NODE, "gpu04:gpu:tesla_v100s-pcie-32gb:4:978944:128"]),
+                 ["node definitions (gres:memory:cpus): gpu04 gpu:tesla_v100s-pcie-32gb:4:978944:128 -> " + NODE],
                  id="changed-node"),
     pytest.param(dict(NEW, nodes=["gpu[01-02]:" + NODE]),
                  ["node definitions (gres:memory:cpus): added gpu[03-04]"], id="added-nodes"),
