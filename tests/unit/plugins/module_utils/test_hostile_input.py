@@ -517,7 +517,8 @@ ONE_SECOND = 1.0
 def _health_settings(**changes):
     settings = {"checks": {}, "xid_drain": list(_health.DEFAULT_DRAIN_XIDS),
                 "memory_drain": list(_health.DEFAULT_MEMORY_DRAIN), "nvidia_smi_timeout_s": 10, "kill_grace_s": 5,
-                "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto"}
+                "kill_wait_s": 5, "kernel_log": "/dev/kmsg", "rdma_expected": "auto",
+                "temp_slowdown_margin_c": 0}
     settings.update(changes)
     return settings
 
