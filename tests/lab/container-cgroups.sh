@@ -8,9 +8,13 @@
 # /sys/fs/cgroup (no bind mount of the host's tree); systemd mounts each
 # controller afresh at boot, rooted at the container's own cgroup, and those
 # mounts are writable. Two things remain:
-# - this host's kernel has cpu and cpuacct as separate hierarchies and
-#   systemd only mounts them joined ("cpu,cpuacct"), so it mounts neither;
-#   jobacct_gather/cgroup needs cpuacct. Mount each where it is missing.
+# - this host's kernel has cpu and cpuacct as separate hierarchies, and
+#   systemd mounts them as if joined ("cpu,cpuacct"): it mounts only cpu
+#   there (or neither) and links /sys/fs/cgroup/cpuacct to it. Slurm's
+#   jobacct_gather/cgroup would then put tasks into the cpu hierarchy, and
+#   enroot, which finds a controller's mount by its name in the mount
+#   options, would bind a job's cpu cgroup path from the cpuset mount and
+#   fail. Mount each controller that is not mounted, in place of a link.
 # - the simulated GPUs are /dev/nvidiaN (major 195): Docker's device rules do
 #   not allow them, so the container could not open them at all, and a job
 #   that was given one could not tell it from one it was denied. Allow them
@@ -28,10 +32,17 @@ set -eu
 root=/sys/fs/cgroup
 changed=
 [ -d "$root/devices" ] || { echo "no cgroup v1 devices controller at $root/devices: nothing to do"; exit 0; }
+# Is controller $1 mounted in this namespace (a token of a cgroup mount's options)?
+mounted() {
+  awk -v c="$1" '/ - cgroup cgroup / { n = split($NF, o, ","); for (i = 1; i <= n; i++) if (o[i] == c) found = 1 }
+                 END { exit !found }' /proc/self/mountinfo
+}
 for controller in cpu cpuacct; do
   grep -qw "^$controller" /proc/cgroups || continue
-  mountpoint -q "$root/$controller" && continue
+  mounted "$controller" && continue
   mount -o remount,rw "$root"
+  # systemd may have left a link to the cpu mount here ("cpu,cpuacct").
+  if [ -L "$root/$controller" ]; then rm "$root/$controller"; fi
   mkdir -p "$root/$controller"
   mount -t cgroup -o "$controller" cgroup "$root/$controller"
   mount -o remount,ro "$root"
