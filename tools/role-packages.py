@@ -6,6 +6,7 @@
     python3 tools/role-packages.py 12      # Debian 12's list, one package a line
     python3 tools/role-packages.py 13
     python3 tools/role-packages.py users   # the service accounts the Slurm roles fix: name uid gid
+    python3 tools/role-packages.py cuda 12 # the cuda role's distribution toolkit package(s)
 
 Used by tools/build-images.sh for the package layer image (gpuops-pkgs:<suite>):
 the bare image with these packages already installed, for the Molecule
@@ -24,6 +25,12 @@ them; and they are large), and
 the validate role's build tools (only validate's real-hardware path uses them),
 Grafana (from Grafana's own repository, which the tests cannot reach) and the
 PyTorch environment's pip packages.
+
+The ``cuda`` list is for the CUDA layer (gpuops-cuda:<suite>, on the
+package layer): the gpu_stack scenario's GPU node starts from it, so that
+its converge installs the driver (the change it drains the node for) and
+not the toolkit again. The toolkit's install from a bare image is proven by
+the site scenario (check, converge, idempotence).
 """
 import pathlib
 import sys
@@ -68,6 +75,16 @@ def role_packages(major):
     return sorted(packages)
 
 
+def cuda_packages(major):
+    """The cuda role's distribution toolkit package(s) for Debian ``major`` (its OS vars, later layers win)."""
+    merged = {}
+    for rel in ("vars/main.yml", "vars/Debian.yml", f"vars/Debian-{major}.yml"):
+        path = ROOT / "roles/cuda" / rel
+        if path.is_file():
+            merged.update(yaml.safe_load(path.read_text()) or {})
+    return sorted(_names(merged.get("__cuda_distro_package", [])))
+
+
 def service_accounts():
     """The accounts the Slurm roles create with fixed ids (their defaults).
 
@@ -85,8 +102,11 @@ def main(argv):
     if len(argv) == 2 and argv[1] == "users":
         print("\n".join("%s %d %d" % a for a in service_accounts()))
         return 0
+    if len(argv) == 3 and argv[1] == "cuda" and argv[2].isdecimal():
+        print("\n".join(cuda_packages(argv[2])))
+        return 0
     if len(argv) != 2 or not argv[1].isdecimal():
-        sys.stderr.write("usage: role-packages.py DEBIAN_MAJOR (12 or 13) | users\n")
+        sys.stderr.write("usage: role-packages.py DEBIAN_MAJOR (12 or 13) | users | cuda DEBIAN_MAJOR\n")
         return 2
     print("\n".join(role_packages(argv[1])))
     return 0
