@@ -9,7 +9,9 @@
 # (tools/role-packages.py reads them from the roles), none of their services
 # enabled and no munge key. Scenarios whose subject is not the install
 # itself start from it; the site clusters start bare. Rebuilt when the base
-# image or the package list changes (label gpuops.pkgs).
+# image or the package list changes (label gpuops.pkgs). On Debian 12's, the
+# CUDA layer (gpuops-cuda:bookworm: the cuda role's toolkit package), the
+# gpu_stack scenario's GPU node.
 #
 #   tools/build-images.sh            # both suites
 #   tools/build-images.sh bookworm   # one
@@ -75,30 +77,27 @@ for suite in "${suites[@]}"; do
   log "built ${image} in $(( $(date +%s) - start )) s"
 done
 
-# The package layer. The Slurm roles' service accounts are made first, with
-# the roles' ids; the packages install in a plain container (no init: no
-# daemon starts); then every unit the packages enabled is disabled again, so
-# that a host runs only what the collection starts on it, and the munge key
-# the munge package generated is removed (the collection distributes the
-# controller's).
-declare -A MAJOR=([bookworm]=12 [trixie]=13)
-for suite in "${suites[@]}"; do
-  base="gpuops-lab:${suite}"
-  image="gpuops-pkgs:${suite}"
-  packages=$(python3 "$(dirname "$0")/role-packages.py" "${MAJOR[$suite]}" | tr '\n' ' ')
-  accounts=$(python3 "$(dirname "$0")/role-packages.py" users | tr '\n' ';')
+# A layer on a base image: the packages installed in a plain container (no
+# init: no daemon starts), service accounts made first with the ids given
+# (name uid gid;...), then every unit the packages enabled disabled again,
+# so that a host runs only what the collection starts on it, and a munge
+# key the munge package generated removed (the collection distributes the
+# controller's). Rebuilt when the base image, the packages or the accounts
+# change (the hash in the image's label).
+layer() {  # base image label packages accounts
+  local base=$1 image=$2 label=$3 packages=$4 accounts=$5 base_id recipe have start name
   base_id=$(docker image inspect -f '{{ .Id }}' "$base")
   recipe=$(printf '%s|%s|%s' "$base_id" "$packages" "$accounts" | sha256sum | cut -c1-16)
-  have=$(docker image inspect -f '{{ index .Config.Labels "gpuops.pkgs" }}' "$image" 2>/dev/null || true)
+  have=$(docker image inspect -f "{{ index .Config.Labels \"${label}\" }}" "$image" 2>/dev/null || true)
   if [ "$have" = "$recipe" ]; then
     log "${image} is up to date (packages ${recipe})"
-    continue
+    return 0
   fi
   log "building ${image} (packages ${recipe}): ${packages}"
   start=$(date +%s)
-  name="gpuops-pkgs-build-${suite}"
+  name="${image//:/-}-build"
   docker rm -f "$name" >/dev/null 2>&1 || true
-  apt_opts=()
+  local apt_opts=()
   [ ${#proxy_opt[@]} -eq 0 ] || apt_opts=(-o "Acquire::http::Proxy=${PROXY}")
   # shellcheck disable=SC2086
   docker run --name "$name" --network host -e DEBIAN_FRONTEND=noninteractive -e ACCOUNTS="$accounts" "$base" bash -euc '
@@ -124,12 +123,21 @@ for suite in "${suites[@]}"; do
   echo
   docker commit \
     --change 'CMD ["/sbin/init"]' \
-    --change "LABEL gpuops.pkgs=${recipe}" \
+    --change "LABEL ${label}=${recipe}" \
     "$name" "$image" >/dev/null
   docker rm -f "$name" >/dev/null
   # The layer it replaces, now untagged.
-  docker images -q --filter dangling=true --filter label=gpuops.pkgs | xargs -r docker rmi >/dev/null 2>&1 || true
+  docker images -q --filter dangling=true --filter "label=${label}" | xargs -r docker rmi >/dev/null 2>&1 || true
   log "built ${image} in $(( $(date +%s) - start )) s"
+}
+
+declare -A MAJOR=([bookworm]=12 [trixie]=13)
+# The package layer (gpuops-pkgs:<suite>), with the Slurm roles' service
+# accounts and their ids.
+for suite in "${suites[@]}"; do
+  layer "gpuops-lab:${suite}" "gpuops-pkgs:${suite}" gpuops.pkgs \
+    "$(python3 "$(dirname "$0")/role-packages.py" "${MAJOR[$suite]}" | tr '\n' ' ')" \
+    "$(python3 "$(dirname "$0")/role-packages.py" users | tr '\n' ';')"
 done
 
 # The CUDA layer (gpuops-cuda:<suite>, on the package layer, Debian 12
@@ -138,45 +146,10 @@ done
 # scenario's GPU node starts from it: its converge then installs the driver,
 # the change the node is drained for, and holds the toolkit, without
 # unpacking the toolkit a second time in make test (the site scenario
-# installs it from the bare image). Rebuilt when the package layer or the
-# package list changes (label gpuops.cuda).
+# installs it from the bare image).
 CUDA_SUITES=(bookworm)
 for suite in "${suites[@]}"; do
   [[ " ${CUDA_SUITES[*]} " == *" ${suite} "* ]] || continue
-  base="gpuops-pkgs:${suite}"
-  image="gpuops-cuda:${suite}"
-  packages=$(python3 "$(dirname "$0")/role-packages.py" cuda "${MAJOR[$suite]}" | tr '\n' ' ')
-  base_id=$(docker image inspect -f '{{ .Id }}' "$base")
-  recipe=$(printf '%s|%s' "$base_id" "$packages" | sha256sum | cut -c1-16)
-  have=$(docker image inspect -f '{{ index .Config.Labels "gpuops.cuda" }}' "$image" 2>/dev/null || true)
-  if [ "$have" = "$recipe" ]; then
-    log "${image} is up to date (packages ${recipe})"
-    continue
-  fi
-  log "building ${image} (packages ${recipe}): ${packages}"
-  start=$(date +%s)
-  name="gpuops-cuda-build-${suite}"
-  docker rm -f "$name" >/dev/null 2>&1 || true
-  apt_opts=()
-  [ ${#proxy_opt[@]} -eq 0 ] || apt_opts=(-o "Acquire::http::Proxy=${PROXY}")
-  # shellcheck disable=SC2086
-  docker run --name "$name" --network host -e DEBIAN_FRONTEND=noninteractive "$base" bash -euc '
-    before=$(systemctl list-unit-files --state=enabled --no-legend | cut -d" " -f1 | sort)
-    printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d; chmod 0755 /usr/sbin/policy-rc.d
-    apt-get "$@" update -qq
-    apt-get "$@" install -y -qq --no-install-recommends '"$packages"' >/dev/null
-    apt-get clean
-    rm -f /usr/sbin/policy-rc.d
-    after=$(systemctl list-unit-files --state=enabled --no-legend | cut -d" " -f1 | sort)
-    new=$(comm -13 <(echo "$before") <(echo "$after"))
-    [ -z "$new" ] || systemctl disable $new 2>/dev/null
-    echo "disabled: $new" | tr "\n" " "' _ "${apt_opts[@]}"
-  echo
-  docker commit \
-    --change 'CMD ["/sbin/init"]' \
-    --change "LABEL gpuops.cuda=${recipe}" \
-    "$name" "$image" >/dev/null
-  docker rm -f "$name" >/dev/null
-  docker images -q --filter dangling=true --filter label=gpuops.cuda | xargs -r docker rmi >/dev/null 2>&1 || true
-  log "built ${image} in $(( $(date +%s) - start )) s"
+  layer "gpuops-pkgs:${suite}" "gpuops-cuda:${suite}" gpuops.cuda \
+    "$(python3 "$(dirname "$0")/role-packages.py" cuda "${MAJOR[$suite]}" | tr '\n' ' ')" ""
 done
