@@ -66,7 +66,7 @@ and `slurm_dbd_accounts`; `package_proxy_url` (your apt/dnf proxy or mirror). Th
 settings of the private role [`_slurm_common`](#_slurm_common) and of the roles below.
 
 **Per node** (host or group variables of the compute nodes), read by the controller too when it
-writes `slurm.conf`; they have no default, so they are not in the tables below:
+writes `slurm.conf`. They have no default, so they are not in the tables below:
 
 | variable | what |
 |---|---|
@@ -76,8 +76,11 @@ writes `slurm.conf`; they have no default, so they are not in the tables below:
 | `slurm_node_weight` | the node's `Weight` |
 | `slurm_node_name` | the node's Slurm name (else the short hostname as gathered, else the first label of the inventory name) |
 | `slurm_node_addr` | the node's `NodeAddr` |
-| `gpuops_monitoring_address` | the address its exporters listen on (where the cluster network is not the default route's) |
-| `validate_gpu_count`, `validate_gpu_model` | what `playbooks/validate.yml` expects of the node (see [validate](#validate)) |
+
+Some role settings are per host too, in the tables below: `gpuops_monitoring_address` (the address
+a host's exporters listen on, where the cluster network is not the default route's; see
+[_monitoring_common](#_monitoring_common)) and `validate_gpu_count` / `validate_gpu_model` (what
+`playbooks/validate.yml` expects of a node; see [validate](#validate)).
 
 **Node memory.** A node's `RealMemory` is its MemTotal less `slurm_real_memory_margin_pct` (5),
 rounded down to a multiple of `slurm_real_memory_round_mb` (1024: whole GiB; 0 or 1: not rounded).
