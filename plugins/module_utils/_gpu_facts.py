@@ -418,6 +418,26 @@ def _readings(node):
     }
 
 
+def gpu_fabric(node):
+    """The GPU's NVLink fabric from its ``<fabric>`` element (DTD v12: state and status; v13 adds cliqueId,
+    clusterUuid and health): {state, status, clique_id, cluster_uuid}, each None where N/A; None when the
+    element is absent or all four are N/A (GPUs outside a multi-node NVLink system, such as H100 PCIe)."""
+    fabric = node.find("fabric")
+    if fabric is None:
+        return None
+    values = {"state": _field(fabric, "state"), "status": _field(fabric, "status"),
+              "clique_id": _field(fabric, "cliqueId"), "cluster_uuid": _field(fabric, "clusterUuid")}
+    if all(value is None for value in values.values()):
+        return None
+    return dict((key, value if value is None else _clipped(value)) for key, value in values.items())
+
+
+def _clipped(text, limit=80):
+    """text on one line cut to limit characters (a fabric value is a word, a number or a UUID)."""
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def _gpu(node, position):
     where = "GPU %d" % position
     name = _field(node, "product_name")
@@ -452,6 +472,7 @@ def _gpu(node, position):
         "retired_pages": _retired_pages(node, where),
         "remapped_rows": _remapped_rows(node, where),
         "pcie_link": _pcie_link(node, where),
+        "fabric": gpu_fabric(node),
     }
 
 

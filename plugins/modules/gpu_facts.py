@@ -172,6 +172,10 @@ ansible_facts:
               (remapped row counts), C(pending) (a remap waits for a GPU reset) and C(failure) (a remap failed).
             - C(pcie_link) has C(max_gen) and C(max_width) (the most the GPU and the host allow together) and
               C(current_gen) and C(current_width) (the link now; an idle GPU often drops to generation 1), each an int or null.
+            - C(fabric) is the GPU's multi-node NVLink fabric (GB200 NVL72 and like systems) from the C(<fabric>) element,
+              with C(state) (C(Completed) once the GPU is registered), C(status) (C(Success)), C(clique_id) and C(cluster_uuid)
+              (together they name the NVLink domain), each a string or null; null when nvidia-smi prints all of them
+              N/A or has no such element (GPUs outside such a system).
           type: list
           elements: dict
           sample:
@@ -195,6 +199,7 @@ ansible_facts:
               retired_pages: {"single_bit": 0, "double_bit": 0, "pending": false}
               remapped_rows: null
               pcie_link: {"max_gen": 3, "current_gen": 3, "max_width": 16, "current_width": 16}
+              fabric: null
         gres_conf:
           description: gres.conf lines for this node, in PCI bus id order.
           type: list

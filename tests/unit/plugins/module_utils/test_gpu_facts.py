@@ -81,9 +81,10 @@ LIST_H100_580 = "gpuops_h100-80gb-hbm3_580.159.04.txt"
 H100_580_UUID = "GPU-104baf67-c9e7-9043-3448-86f3e2175141"
 
 
-def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None, health=None):
+def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None, health=None, fabric=None):
     gpu = {"index": index, "minor_number": minor, "uuid": uuid, "name": name, "slurm_type": slurm_type,
-           "memory_mib": memory, "pci_bus_id": bus, "numa_node": None, "mig_mode": mig_mode, "mig_devices": []}
+           "memory_mib": memory, "pci_bus_id": bus, "numa_node": None, "mig_mode": mig_mode, "mig_devices": [],
+           "fabric": fabric}
     gpu.update(health or {})
     return gpu
 
@@ -206,7 +207,7 @@ def test_xml_a100_mig_enabled_minor_differs_from_index_v12():
             "index": 0, "minor_number": 1, "uuid": "GPU-513536b6-7d19-9063-b049-1e69664bb298",
             "name": "NVIDIA A100-SXM4-80GB", "slurm_type": "nvidia_a100-sxm4-80gb", "memory_mib": 81920,
             "pci_bus_id": "00000000:01:00.0", "numa_node": None, "mig_mode": "enabled",
-            "mig_devices": a100_mig_devices(["/dev/nvidia1"]),
+            "mig_devices": a100_mig_devices(["/dev/nvidia1"]), "fabric": None,
         }, **HEALTH[A100_MIG][0])],
     }
 
@@ -1049,6 +1050,45 @@ def test_gres_topo_count_mismatch():
     with pytest.raises(GpuFactsError) as err:
         gres_conf_lines(parse_smi_xml(xml(T4))["gpus"], parse_topo(topo(TOPO_H100)))
     assert str(err.value) == "nvidia-smi topo -m lists 8 GPUs, nvidia-smi -q -x 1"
+
+
+# ---------------------------------------------------------------------------
+# nvidia-smi -q -x: NVLink fabric (gpu_fabric)
+#
+# Every capture here reports its fabric N/A (DTD v12 prints state and status, v13 adds cliqueId and clusterUuid)
+# or has no <fabric> element (v11): no public capture of a GPU registered in a multi-node NVLink domain (GB200
+# NVL72) was found. The registered case is the project's H100 capture DOCTORED (its N/A values replaced by the
+# words nvidia-smi prints for a registered GPU: state Completed, status Success); it is no capture.
+
+H100_FABRIC_NA = ("<fabric>\n\t\t\t<state>N/A</state>\n\t\t\t<status>N/A</status>\n\t\t\t<cliqueId>N/A</cliqueId>"
+                  "\n\t\t\t<clusterUuid>N/A</clusterUuid>")
+
+
+@pytest.mark.parametrize("name, count", [(H100_580, 1), (DUAL_2070, 2), (A100_MIG, 1), (T4, 1), (V100S_8X, 8)])
+def test_fabric_of_the_captures_is_none(name, count):
+    # v13 (H100 on 580, 2070 on 590) and v12 (A100): all N/A; v11 (T4) and the V100S capture: no <fabric>.
+    assert [gpu["fabric"] for gpu in parse_smi_xml(xml(name))["gpus"]] == [None] * count
+
+
+def test_fabric_registered_doctored_h100():
+    text = doctored(H100_580, 0, H100_FABRIC_NA,
+                    "<fabric>\n\t\t\t<state>Completed</state>\n\t\t\t<status>Success</status>\n\t\t\t"
+                    "<cliqueId>32766</cliqueId>\n\t\t\t<clusterUuid>6a8d1c8f-3f5e-4c1b-9b0a-2d7e1f4c5a90</clusterUuid>")
+    assert parse_smi_xml(text)["gpus"][0]["fabric"] == {
+        "state": "Completed", "status": "Success", "clique_id": "32766",
+        "cluster_uuid": "6a8d1c8f-3f5e-4c1b-9b0a-2d7e1f4c5a90"}
+
+
+def test_fabric_in_progress_keeps_what_is_known_doctored_h100():
+    text = doctored(H100_580, 0, H100_FABRIC_NA, "<fabric><state>In Progress</state><status>N/A</status>")
+    assert parse_smi_xml(text)["gpus"][0]["fabric"] == {
+        "state": "In Progress", "status": None, "clique_id": None, "cluster_uuid": None}
+
+
+def test_fabric_values_are_one_short_line():
+    gpu = parse_smi_xml("<nvidia_smi_log><gpu><product_name>X</product_name><fabric><state>Completed\n  x</state>"
+                        "<clusterUuid>%s</clusterUuid></fabric></gpu></nvidia_smi_log>" % ("9" * 5000))["gpus"][0]
+    assert gpu["fabric"] == {"state": "Completed x", "status": None, "clique_id": None, "cluster_uuid": "9" * 80 + "..."}
 
 
 # ---------------------------------------------------------------------------

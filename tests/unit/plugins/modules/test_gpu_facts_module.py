@@ -162,6 +162,8 @@ def test_8x_v100s_with_dgx1_topo_and_sysfs(tmp_path, capsys):
         "persistence_mode": "disabled", "ecc_mode": "enabled", "ecc_uncorrectable": {"volatile": 0, "aggregate": 0},
         "retired_pages": {"single_bit": 0, "double_bit": 0, "pending": False}, "remapped_rows": None,
         "pcie_link": {"max_gen": 3, "current_gen": 3, "max_width": 16, "current_width": 16},
+        # Volta: no <fabric> element.
+        "fabric": None,
     }
     # The hybrid cube mesh is direct NVLink; this sysfs tree has no bus/pci.
     assert (facts["pci_gpus"], facts["nvswitches"]) == ([], [])
