@@ -66,7 +66,7 @@ def broken(path):
         for target in _LINK.findall(line):
             if re.match(r"[a-z][a-z0-9+.-]*:", target):
                 continue
-            name, _, anchor = target.partition("#")
+            name, anchor = target.split("#", 1) if "#" in target else (target, "")
             dest = (path.parent / name).resolve() if name else path
             where = f"{path.relative_to(ROOT)}:{number}: {target}"
             if not dest.exists():

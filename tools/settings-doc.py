@@ -70,7 +70,7 @@ writes `slurm.conf`. They have no default, so they are not in the tables below:
 
 | variable | what |
 |---|---|
-| `slurm_node_gres` | list of `type`, `count`, `file`, optional `name`, `cores`, `links`: the node's GPU GRES instead of what its `nvidia-smi` reports (`gpu_facts`) |
+| `slurm_node_gres` | list of `type`, `count`, `file`, optional `name`, `cores`, `links`: GPU GRES in place of what `nvidia-smi` reports (`gpu_facts`) |
 | `slurm_node_real_memory` | the node's `RealMemory` in MB, kept as given (else MemTotal less `slurm_real_memory_margin_pct`) |
 | `slurm_node_features` | list: the node's `Features` |
 | `slurm_node_weight` | the node's `Weight` |
@@ -218,7 +218,7 @@ def markup(text):
         elif kind == "U":
             out.append("<" + arg + ">")
         elif kind == "L":
-            label, _, url = arg.rpartition(",")
+            label, url = arg.rsplit(",", 1) if "," in arg else ("", arg)
             out.append("[" + _plain(label.strip()) + "](" + url.strip() + ")")
         else:
             out.append(_code(arg))

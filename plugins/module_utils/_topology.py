@@ -687,8 +687,8 @@ def _missing_reasons(tree, index):
 def _tree_notes(tree, leaf_nodes, ignored, uppers):
     notes = list(tree.get("notes", []))
     if ignored:
-        notes.append("%d host(s) of the tree are no Slurm node and were left out: %s" % (len(set(ignored)),
-                                                                                       _hostlist(set(ignored))))
+        notes.append("%d host(s) of the tree are no Slurm node and were left out: %s"
+                     % (len(set(ignored)), _hostlist(set(ignored))))
     dropped = [leaf for leaf, nodes in leaf_nodes.items() if not nodes]
     if dropped:
         notes.append("%d leaf switch(es) have no Slurm node and were left out: %s" % (len(dropped), _listed(dropped)))
@@ -784,7 +784,7 @@ def nvlink_domains(gpu_facts_by_host):
 def _block_list(blocks):
     """[(name, [hosts])] of blocks given as [{name, hosts}] or {name: [hosts]}."""
     if hasattr(blocks, "items"):
-        items = [(name, hosts) for name, hosts in blocks.items()]
+        items = list(blocks.items())
     elif isinstance(blocks, list):
         items = []
         for entry in blocks:
@@ -896,9 +896,8 @@ def topology_block_lines(blocks, slurm_nodes, block_sizes=None, series=None, unp
         inventory_host = _match(str(host), index)
         if inventory_host is not None:
             reasons[inventory_host] = "in no block: %s" % reason
-    return {"lines": lines, "missing": _missing(index, placed, reasons, "in no block (no NVLink domain and no "
-                                                                           "inventory block names it)"),
-            "notes": notes}
+    unplaced_reason = "in no block (no NVLink domain and no inventory block names it)"
+    return {"lines": lines, "missing": _missing(index, placed, reasons, unplaced_reason), "notes": notes}
 
 
 # --- the plugin ---------------------------------------------------------------------
