@@ -91,3 +91,10 @@ def test_no_settings_and_defaults_of_every_shape():
     assert settings_doc.render_default("two\nlines") == '`"two\\nlines"`'
     assert settings_doc.render_default("a`b") == "``a`b``"
     assert settings_doc.render_default({"k": [1, "v"]}) == '`{"k": [1, "v"]}`'
+
+
+def test_every_relative_link_in_the_docs_points_at_a_file_and_anchor():
+    # README.md, docs/ and the role pages: a page moved or a heading renamed fails here.
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "doc-links.py")], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
