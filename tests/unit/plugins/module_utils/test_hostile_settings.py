@@ -42,6 +42,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _file_state,
     _gpu_metrics,
     _gpu_plan,
+    _grafana_settings,
     _health,
     _local_accounts,
     _monitoring,
@@ -62,6 +63,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_file_state,
     test_gpu_metrics,
     test_gpu_plan,
+    test_grafana_settings,
     test_local_accounts,
     test_slurm_containers,
     test_slurm_model,
@@ -173,6 +175,8 @@ SETTINGS_CHECKS = [
     ("slurm build_model", lambda value: _slurm_model.build_model(*_parts(value, "inventory", "settings")), SLURM_MODEL,
      r"slurm_|slurm\.conf|cgroup\.conf", _slurm_model.SlurmModelError,
      (("settings",), ("inventory", "hosts", "gpu01", "vars"))),
+    ("grafana settings_errors", _grafana_settings.settings_errors, test_grafana_settings.settings(), r"grafana_",
+     None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
