@@ -47,6 +47,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _local_accounts,
     _monitoring,
     _mpi_env,
+    _pytorch_env_settings,
     _service_units,
     _shared_storage,
     _slurm_accounts,
@@ -65,6 +66,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_gpu_plan,
     test_grafana_settings,
     test_local_accounts,
+    test_pytorch_env_settings,
     test_slurm_containers,
     test_slurm_model,
     test_validate_checks,
@@ -177,6 +179,8 @@ SETTINGS_CHECKS = [
      (("settings",), ("inventory", "hosts", "gpu01", "vars"))),
     ("grafana settings_errors", _grafana_settings.settings_errors, test_grafana_settings.settings(), r"grafana_",
      None, ALL),
+    ("pytorch_env settings_errors", _pytorch_env_settings.settings_errors, test_pytorch_env_settings.settings(),
+     r"pytorch_env_", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
@@ -325,6 +329,8 @@ PLANS = [
     ("validate report", lambda value: (_validate_report.results_json(value),
                                        _validate_report.render_html(value, {}, "lab", "2026-11-24T10:00:00Z")),
      test_validate_report.RESULTS[:6], _validate_report.ReportError, ALL),
+    ("pytorch_env pip_env", lambda value: _pytorch_env_settings.pip_env(value, test_pytorch_env_settings.INDEX),
+     test_pytorch_env_settings.settings(), _pytorch_env_settings.PytorchEnvError, ALL),
     ("validate node_checks", lambda value: _validate_checks.node_checks(*_parts(value, "data", "expect")),
      {"data": test_validate_checks.container_node(), "expect": test_validate_checks.EXPECT}, None,
      (("data", "munge"), ("data", "chronyc"), ("data", "timedatectl"), ("data", "health_last"), ("data", "clock"),
