@@ -52,6 +52,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _shared_storage,
     _slurm_accounts,
     _slurm_containers,
+    _slurm_dbd_settings,
     _slurm_model,
     _validate_checks,
     _validate_report,
@@ -68,6 +69,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_local_accounts,
     test_pytorch_env_settings,
     test_slurm_containers,
+    test_slurm_dbd_settings,
     test_slurm_model,
     test_validate_checks,
     test_validate_report,
@@ -181,6 +183,8 @@ SETTINGS_CHECKS = [
      None, ALL),
     ("pytorch_env settings_errors", _pytorch_env_settings.settings_errors, test_pytorch_env_settings.settings(),
      r"pytorch_env_", None, ALL),
+    ("slurm_dbd settings_errors", _slurm_dbd_settings.settings_errors, test_slurm_dbd_settings.settings(),
+     r"slurm_dbd_", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
