@@ -53,6 +53,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _slurm_accounts,
     _slurm_containers,
     _slurm_dbd_settings,
+    _slurm_maintenance,
     _slurm_model,
     _validate_checks,
     _validate_report,
@@ -70,6 +71,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_pytorch_env_settings,
     test_slurm_containers,
     test_slurm_dbd_settings,
+    test_slurm_maintenance,
     test_slurm_model,
     test_validate_checks,
     test_validate_report,
@@ -185,6 +187,8 @@ SETTINGS_CHECKS = [
      r"pytorch_env_", None, ALL),
     ("slurm_dbd settings_errors", _slurm_dbd_settings.settings_errors, test_slurm_dbd_settings.settings(),
      r"slurm_dbd_", None, ALL),
+    ("slurm_maintenance settings_errors", _slurm_maintenance.settings_errors, test_slurm_maintenance.settings(),
+     r"slurm_maintenance_|slurm_controller_group", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
@@ -335,6 +339,10 @@ PLANS = [
      test_validate_report.RESULTS[:6], _validate_report.ReportError, ALL),
     ("pytorch_env pip_env", lambda value: _pytorch_env_settings.pip_env(value, test_pytorch_env_settings.INDEX),
      test_pytorch_env_settings.settings(), _pytorch_env_settings.PytorchEnvError, ALL),
+    ("slurm_maintenance plan_message", lambda value: _slurm_maintenance.plan_message(
+        *_parts(value, "action", "stale", "installed", "target", "node_task")),
+     {"action": "upgrade", "stale": ["slurmd"], "installed": test_slurm_maintenance.INSTALLED, "target": "24.11.5-4",
+      "node_task": ""}, _slurm_maintenance.SlurmMaintenanceError, (("installed",), ("target",))),
     ("validate node_checks", lambda value: _validate_checks.node_checks(*_parts(value, "data", "expect")),
      {"data": test_validate_checks.container_node(), "expect": test_validate_checks.EXPECT}, None,
      (("data", "munge"), ("data", "chronyc"), ("data", "timedatectl"), ("data", "health_last"), ("data", "clock"),
