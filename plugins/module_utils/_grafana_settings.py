@@ -17,6 +17,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._settings_values im
     is_url,
     json_shown,
     matches,
+    names,
     plain,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
@@ -106,4 +107,4 @@ def _dashboard_errors(dashboards, bundled):
         if not unknown:
             return []
     return ["grafana_dashboards names %s, which the role does not ship: list some of %s."
-            % (json_shown(unknown), ", ".join(plain(name) for name in bundled))]
+            % (json_shown(unknown), names(bundled))]

@@ -36,6 +36,12 @@ def plain(value, limit=100):
     return clip(value, limit) if isinstance(value, TEXT_TYPES) else shown(value, limit)
 
 
+def names(values, limit=10):
+    """Text values joined with ", " as Jinja's join prints them, each clipped, at most limit of them."""
+    shown_names = [plain(value, 60) for value in values[:limit]]
+    return ", ".join(shown_names) + (" and %d more" % (len(values) - limit) if len(values) > limit else "")
+
+
 def is_text(value):
     return isinstance(value, TEXT_TYPES)
 

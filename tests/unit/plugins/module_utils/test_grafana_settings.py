@@ -130,3 +130,9 @@ def test_several_bad_settings_give_every_message():
 def test_garbage_gives_messages(value):
     errors = settings_errors(value)
     assert errors and all(message.startswith("grafana: ") and "grafana_" in message for message in errors)
+
+
+def test_a_long_list_of_bundled_dashboards_is_cut():
+    errors = settings_errors(settings(dashboards=["x"], bundled_dashboards=["d%d" % index for index in range(12)]))
+    assert errors == ['grafana: grafana_dashboards names ["x"], which the role does not ship: list some of d0, d1, d2, '
+                      "d3, d4, d5, d6, d7, d8, d9 and 2 more."]
