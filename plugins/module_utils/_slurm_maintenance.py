@@ -12,6 +12,7 @@ __metaclass__ = type
 from ansible_collections.gpuops.cluster.plugins.module_utils._settings_values import (
     is_list,
     is_text,
+    names,
     plain,
     whole_number,
 )
@@ -42,7 +43,7 @@ def settings_errors(settings):
     action = get("action")
     actions = [name for name in get("actions") if is_text(name)] if is_list(get("actions")) else []
     if not (is_text(action) and action in actions):
-        errors.append("slurm_maintenance_action (%s) must be one of %s." % (plain(action), ", ".join(actions)))
+        errors.append("slurm_maintenance_action (%s) must be one of %s." % (plain(action), names(actions)))
     tasks_file = get("tasks_file")
     if not is_text(tasks_file):
         errors.append("slurm_maintenance_tasks_file (%s) must be the path of a task file, or empty."

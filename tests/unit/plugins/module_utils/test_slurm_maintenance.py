@@ -126,3 +126,10 @@ def test_plan_message(args, line):
 def test_plan_message_of_garbage(stale, installed):
     with pytest.raises(SlurmMaintenanceError):
         plan_message("upgrade", stale, installed, "24.11", "")
+
+
+def test_a_long_list_of_actions_is_cut():
+    # Found by test_hostile_settings: a message quoting every action of a huge list.
+    errors = settings_errors(settings(actions=["upgrade", "9" * 5000] + ["x"] * 20))
+    assert errors == ["slurm_maintenance_action (restart) must be one of upgrade, %s..., x, x, x, x, x, x, x, x "
+                      "and 12 more." % ("9" * 60)]
