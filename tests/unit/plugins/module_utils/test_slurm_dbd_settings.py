@@ -23,8 +23,8 @@ def settings(**change):
     """The settings the role passes with its defaults, on Debian."""
     with open(DEFAULTS) as handle:
         defaults = yaml.safe_load(handle)
-    value = dict((key, defaults["slurm_dbd_" + key]) for key in ("db_password", "db_name", "db_user",
-                                                                  "install_mariadb"))
+    keys = ("db_password", "db_name", "db_user", "install_mariadb")
+    value = dict((key, defaults["slurm_dbd_" + key]) for key in keys)
     value["os_family"] = "Debian"
     value.update(change)
     return value
