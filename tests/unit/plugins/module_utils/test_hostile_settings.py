@@ -118,7 +118,7 @@ SHARED_STORAGE = {
     "clients_info": {"gpu01": {"addresses": ["10.0.0.11"], "names": ["gpu01"]}},
 }
 CLUSTER_USERS = {"users": test_cluster_users.USERS, "groups": test_cluster_users.GROUPS,
-                 "settings": test_cluster_users.SETTINGS}
+                 "settings": test_cluster_users.ROLE_SETTINGS}
 ENV_MODULES = {"settings": test_env_modules.SETTINGS,
                "found": {"cuda_dirs": ["/usr/local/cuda-12.8"], "files": ["/usr/local/cuda-12.8/bin/nvcc",
                                                                           "/usr/local/cuda-12.8/lib64"],
