@@ -221,6 +221,7 @@ def cuda_plan(settings):
 
 _BRANCH_RE = re.compile(r"[0-9]{3,4}\Z")
 _DRIVER_VERSION_RE = re.compile(r"[0-9]{3,4}\.[0-9]+(\.[0-9]+)?\Z")
+_CUDA_VERSION_RE = re.compile(r"[0-9]+\.[0-9]+\Z")
 _SECONDS_RE = re.compile(r"\s*[0-9]{1,9}(\.[0-9]*)?\s*\Z")
 # The longest a value is quoted in a message.
 _QUOTED = 60
@@ -326,3 +327,36 @@ def driver_settings_errors(settings):
                          _json(settings.get("reboot_timeout"))))
     return errors
 
+
+def cuda_settings_errors(settings):
+    """Every problem of the cuda settings, one message each naming the variable, its value and the fix.
+
+    settings: those of cuda_plan, and distribution, distribution_major_version. Never raises; [] when all is well.
+    """
+    if not isinstance(settings, dict):
+        return ["cuda_*: the cuda settings must be a mapping, not %s" % shown(settings)]
+    try:
+        plan = cuda_plan(settings)
+    except GpuPlanError as exc:
+        return [str(exc)]
+    where = "%s %s" % (_plain(settings.get("distribution")), _plain(settings.get("distribution_major_version")))
+    versions = [toolkit["version"] for toolkit in plan["toolkits"]]
+    fix = "cuda_versions lists major.minor versions such as 12.4 and cuda_default_version is one of them"
+    errors = []
+    if not plan["pkg_manager"]:
+        errors.append("no package data for %s (roles/cuda/vars; Debian 12/13, Ubuntu 22.04/24.04 and RHEL/Rocky "
+                      "8/9 are known): cuda_source and cuda_versions cannot be installed here." % where)
+    if plan["source"] not in ("distro", "nvidia"):
+        errors.append("cuda_source %s: cuda_source is distro (the distribution's toolkit) or nvidia (NVIDIA's "
+                      "repository, nvidia_driver_repo_base_url)." % _json(plan["source"]))
+    bad = [version for version in versions if not _CUDA_VERSION_RE.match(version)]
+    if not versions or bad:
+        errors.append("cuda_versions %s on %s: %s." % (_json(bad or versions), where, fix))
+    if versions and plan["default"] not in versions:
+        errors.append("cuda_default_version %s is not in cuda_versions %s: %s." % (_json(plan["default"]),
+                                                                                   _json(versions), fix))
+    if plan["source"] == "distro" and versions != plan["distro_versions"]:
+        errors.append("cuda_versions %s: the distro source has exactly %s here - for other or several versions set "
+                      "cuda_source: nvidia (NVIDIA's repository, nvidia_driver_repo_base_url)."
+                      % (_json(versions), _json(plan["distro_versions"])))
+    return errors

@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
-    cuda_plan, driver_branch, driver_plan, driver_settings_errors)
+    cuda_plan, cuda_settings_errors, driver_branch, driver_plan, driver_settings_errors)
 
 DEBIAN = {
     "source": "distro", "branch": "535", "version": "", "pkg_manager": "apt", "kernel_modules": "proprietary",
@@ -166,3 +166,56 @@ def test_driver_settings_of_any_shape_give_messages(value):
     errors = driver_settings_errors(value)
     assert errors and all(error.startswith("nvidia_driver_") for error in errors), errors
 
+
+CUDA_CHECKS = {"source": "nvidia", "pkg_manager": "apt", "versions": ["12.4", "12.8"], "nvidia_default_versions": ["12.8"],
+               "default_version": "12.8", "distro_versions": ["12.4"], "distro_package": "nvidia-cuda-toolkit",
+               "distro_prefix": "/usr/lib/nvidia-cuda-toolkit", "distribution": "Debian",
+               "distribution_major_version": "13"}
+
+
+@pytest.mark.parametrize("settings", [CUDA_CHECKS, dict(CUDA_CHECKS, versions=[], default_version=""),
+                                      dict(CUDA_CHECKS, source="distro", versions=[], default_version=""),
+                                      dict(CUDA_CHECKS, source="distro", versions=["12.4"], default_version="12.4")],
+                         ids=["nvidia", "nvidia-default", "distro-default", "distro-given"])
+def test_good_cuda_settings(settings):
+    assert cuda_settings_errors(settings) == []
+
+
+@pytest.mark.parametrize("changes, message", [
+    pytest.param({"pkg_manager": ""}, "no package data for Debian 13 (roles/cuda/vars; Debian 12/13, Ubuntu "
+                 "22.04/24.04 and RHEL/Rocky 8/9 are known): cuda_source and cuda_versions cannot be installed here.",
+                 id="os"),
+    pytest.param({"source": "conda"}, 'cuda_source "conda": cuda_source is distro (the distribution\'s toolkit) or '
+                 "nvidia (NVIDIA's repository, nvidia_driver_repo_base_url).", id="source"),
+    pytest.param({"versions": [], "nvidia_default_versions": [], "default_version": ""},
+                 "cuda_versions [] on Debian 13: cuda_versions lists major.minor versions such as 12.4 and "
+                 "cuda_default_version is one of them.", id="no-versions"),
+    pytest.param({"versions": ["12.4", "12"], "default_version": "12.4"}, 'cuda_versions ["12"] on Debian 13: '
+                 "cuda_versions lists major.minor versions", id="version-form"),
+    pytest.param({"default_version": "12.6"}, 'cuda_default_version "12.6" is not in cuda_versions ["12.4", "12.8"]: '
+                 "cuda_versions lists major.minor versions such as 12.4 and cuda_default_version is one of them.",
+                 id="default"),
+    pytest.param({"source": "distro", "default_version": "12.4"}, 'cuda_versions ["12.4", "12.8"]: the distro source '
+                 'has exactly ["12.4"] here - for other or several versions set cuda_source: nvidia (NVIDIA\'s '
+                 "repository, nvidia_driver_repo_base_url).", id="distro-versions"),
+    pytest.param({"versions": "12.4"}, "cuda_versions must be a list of versions such as ['12.8'], not '12.4'",
+                 id="versions-shape"),
+    pytest.param({"pkg_manager": ["apt"]}, "cuda_pkg_manager must be text on one line", id="shape"),
+])
+def test_bad_cuda_settings(changes, message):
+    errors = cuda_settings_errors(dict(CUDA_CHECKS, **changes))
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_every_bad_cuda_setting_is_named():
+    errors = cuda_settings_errors(dict(CUDA_CHECKS, pkg_manager="", source="distro", versions=["12.4", "x"],
+                                       default_version="11.8"))
+    assert [error.split(" ", 1)[0] for error in errors] == ["no", "cuda_versions", "cuda_default_version",
+                                                           "cuda_versions"]
+    assert "cuda_source" in cuda_settings_errors(dict(CUDA_CHECKS, source="x", default_version="9.9"))[0]
+
+
+@pytest.mark.parametrize("value", [None, [], "x", {"versions": {"12.4": 1}}, {"default_version": [1]}])
+def test_cuda_settings_of_any_shape_give_messages(value):
+    errors = cuda_settings_errors(value)
+    assert errors and all("cuda" in error for error in errors), errors

@@ -174,6 +174,7 @@ SETTINGS_CHECKS = [
      None, ALL),
     ("nvidia_driver settings_errors, NVIDIA's repository", _gpu_plan.driver_settings_errors,
      test_gpu_plan.UBUNTU_CHECKS, r"nvidia_driver_", None, ALL),
+    ("cuda settings_errors", _gpu_plan.cuda_settings_errors, test_gpu_plan.CUDA_CHECKS, r"(?i)cuda", None, ALL),
     ("rdma_peermem settings_errors", _rdma_peermem.settings_errors, test_rdma_peermem.SETTINGS, r"rdma_peermem_",
      None, ALL),
     ("cluster_users plan", lambda value: _cluster_users.plan(*_parts(value, "users", "groups", "settings")),
