@@ -288,7 +288,7 @@ def driver_settings_errors(settings):
                           "nvidia_driver_branch empty, or set nvidia_driver_source: nvidia to install other branches "
                           "from NVIDIA's repository (or your mirror)."
                           % (_plain(branch), _plain(distribution), _plain(settings.get("distribution_major_version")),
-                             distro_branch or "(none)"))
+                             _plain(distro_branch or "(none)")))
     if branch is not None and not _BRANCH_RE.match(branch):
         errors.append("nvidia_driver_branch %s: nvidia_driver_branch is a driver branch such as 535 or 570 (empty: "
                       "the OS default)." % _json(branch))

@@ -112,6 +112,8 @@ def test_good_driver_settings(settings):
                  "from NVIDIA's repository (or your mirror).", id="distro-branch"),
     pytest.param({"branch": "550", "distro_default_branch": ""}, "non-free archive has only the (none) branch",
                  id="distro-no-branch"),
+    pytest.param({"distro_default_branch": "9" * 5000}, "non-free archive has only the %s... branch" % ("9" * 57),
+                 id="distro-branch-clipped"),
     pytest.param({"branch": "55", "distro_default_branch": "55"}, 'nvidia_driver_branch "55": nvidia_driver_branch is '
                  "a driver branch such as 535 or 570 (empty: the OS default).", id="branch"),
     pytest.param({"version": "535"}, 'nvidia_driver_version "535" (branch "535"): nvidia_driver_version is empty or a '
