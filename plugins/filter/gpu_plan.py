@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan and cuda_plan (docs in the .yml files beside)."""
+"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan, cuda_plan and the settings checks
+nvidia_driver_settings_errors and cuda_settings_errors (docs in the .yml files beside)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,8 +12,10 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
     GpuPlanError,
     cuda_plan,
+    cuda_settings_errors,
     driver_branch,
     driver_plan,
+    driver_settings_errors,
 )
 
 
@@ -38,6 +41,25 @@ def cuda_plan_filter(settings):
     return _call("cuda_plan", cuda_plan, dict(settings))
 
 
+def _merged(name, settings, extra):
+    if not isinstance(settings, dict) or not isinstance(extra or {}, dict):
+        raise AnsibleFilterError("%s: expected the settings mapping (and a mapping of the other settings)" % name)
+    merged = dict(settings)
+    merged.update(extra or {})
+    return merged
+
+
+def nvidia_driver_settings_errors(settings, extra=None):
+    """Every problem of the nvidia_driver settings (the plan's settings and extra), [] when all is well."""
+    return _call("nvidia_driver_settings_errors", driver_settings_errors,
+                 _merged("nvidia_driver_settings_errors", settings, extra))
+
+
+def cuda_settings_errors_filter(settings, extra=None):
+    """Every problem of the cuda settings (the plan's settings and extra), [] when all is well."""
+    return _call("cuda_settings_errors", cuda_settings_errors, _merged("cuda_settings_errors", settings, extra))
+
+
 class FilterModule(object):
     """GPU stack plan filters."""
 
@@ -46,4 +68,6 @@ class FilterModule(object):
             "nvidia_driver_branch": nvidia_driver_branch,
             "nvidia_driver_plan": nvidia_driver_plan,
             "cuda_plan": cuda_plan_filter,
+            "nvidia_driver_settings_errors": nvidia_driver_settings_errors,
+            "cuda_settings_errors": cuda_settings_errors_filter,
         }

@@ -23,6 +23,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import ipaddress
+import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
@@ -46,6 +47,15 @@ HEADER = "# Managed by Ansible (gpuops.cluster.chrony): changes here are overwri
 
 def _shown(value):
     text = value if isinstance(value, str) else shown(value, _SHOWN)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+
+
+def _json(value):
+    """value as to_json writes it (text in double quotes), clipped; never raises."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        text = shown(value, _SHOWN)
     return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
 
 
@@ -184,11 +194,14 @@ def config(settings):
     """One host's chrony configuration: {lines, daemon_options, serve, clock_control, sources, errors}.
 
     settings: servers, server_options, time_server (this host is the
-    cluster's time server), time_server_address (what the others use),
+    cluster's time server), time_server_known (there is one: chrony_server_host or the first host of
+    server_group, an inventory host; server_host, server_group and server_group_hosts, its count, name it in
+    the message when there is none), time_server_address (what the others use),
     serve, allow, default_interface (the time server's default IPv4
     interface facts: address, netmask),
     local_stratum, clock_control (auto, true, false), container,
-    makestep, base_lines (the OS's chrony.conf lines), extra_lines,
+    makestep, base_lines (the OS's chrony.conf lines; None: the role has no data for the OS, named by
+    distribution), extra_lines,
     daemon_options (the OS's default chronyd options).
     """
     errors = []
@@ -203,7 +216,13 @@ def config(settings):
     serve = (time_server and not site_servers) if serve == "auto" else serve
     clock_control = _choice(settings.get("clock_control", "auto"), "chrony_clock_control", errors)
     clock_control = (not settings.get("container")) if clock_control == "auto" else clock_control
-    if not site_servers and not time_server:
+    if not site_servers and not settings.get("time_server_known", True):
+        errors.append("chrony_servers is empty and there is no time server: chrony_server_host is %s and the group %s "
+                      "(slurm_controller_group) has %s hosts. Set chrony_servers to your site NTP servers, or "
+                      "chrony_server_host to an inventory host"
+                      % (_json(settings.get("server_host", "")), _shown(settings.get("server_group")),
+                         _shown(settings.get("server_group_hosts"))))
+    elif not site_servers and not time_server:
         address = settings.get("time_server_address")
         if not valid_host(address):
             errors.append("no NTP source for this host: chrony_servers is empty and the time server's address %s is "
@@ -215,7 +234,10 @@ def config(settings):
             sources = [" ".join(["server", address] + options)]
     lines = [HEADER] + sources
     base = settings.get("base_lines", [])
-    if not isinstance(base, list) or not all(isinstance(line, str) and _LINE_RE.match(line) for line in base):
+    if base is None:
+        errors.append("no chrony settings for %s (roles/chrony/vars)" % _shown(settings.get("distribution")))
+        base = []
+    elif not isinstance(base, list) or not all(isinstance(line, str) and _LINE_RE.match(line) for line in base):
         errors.append("__chrony_base_lines (the OS data's chrony.conf lines) must be a list of single lines, not %s"
                       % _shown(base))
         base = []

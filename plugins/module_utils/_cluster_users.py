@@ -23,6 +23,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress
@@ -38,6 +39,7 @@ MAX_ID = 2147483647
 RESERVED_IDS = frozenset((65534, 65535))
 SSH_KEY_RE = re.compile(r"^(ssh-(rsa|dss|ed25519)|ecdsa-sha2-nistp(256|384|521)|sk-(ssh-ed25519|ecdsa-sha2-nistp256)"
                         r"@openssh\.com) [A-Za-z0-9+/]+={0,3}( [^\r\n]*)?$")
+MODE_RE = re.compile(r"^0[0-7]{3}\Z")
 USER_KEYS = ("name", "uid", "gid", "group", "groups", "shell", "home", "comment", "ssh_keys")
 GROUP_KEYS = ("name", "gid")
 _SHOWN = 60
@@ -100,8 +102,36 @@ def _unknown_keys(entry, allowed, what, errors):
         errors.append("%s has unknown keys %s: the keys are %s" % (what, ", ".join(extra), ", ".join(allowed)))
 
 
+def _json(value):
+    """value as to_json writes it (text in double quotes), clipped; never raises."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        text = shown(value, _SHOWN)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+
+
+def _role_settings(settings, errors):
+    """The role's other settings, each checked where the role passes it (a caller of plan() alone passes none)."""
+    for key in ("home_shared", "ssh_keys_exclusive"):
+        if key in settings and not isinstance(settings[key], bool):
+            errors.append("cluster_users_%s (%s) is true or false" % (key, _json(settings[key])))
+    mode = settings.get("home_mode", "0700")
+    if not (isinstance(mode, str) and MODE_RE.match(mode)):
+        errors.append('cluster_users_home_mode (%s) is a quoted octal mode such as "0700"' % _json(mode))
+    skeleton = settings.get("skeleton", "/etc/skel")
+    if not (isinstance(skeleton, str) and skeleton.startswith("/")):
+        errors.append("cluster_users_skeleton (%s) is an absolute path" % _json(skeleton))
+    host = settings.get("home_host", "")
+    hosts = settings.get("play_hosts")
+    in_play = "play_hosts" not in settings or (isinstance(hosts, list) and host in hosts)
+    if not isinstance(host, str) or (host and not in_play):
+        errors.append("cluster_users_home_host (%s) is empty or a host of this play" % _json(host))
+
+
 def _settings(settings, errors):
     settings = settings if isinstance(settings, dict) else {}
+    _role_settings(settings, errors)
     min_uid = _id(settings.get("min_uid", 1000), "cluster_users_min_uid", 0, errors)
     min_gid = _id(settings.get("min_gid", 1000), "cluster_users_min_gid", 0, errors)
     home_root = settings.get("home_root") or "/home"
@@ -207,7 +237,9 @@ def _duplicates(entries, key, what, errors):
 def plan(users, groups, settings=None):
     """The users and groups to create, checked: {users, groups, errors}.
 
-    settings: {min_uid, min_gid, home_root, shell}. A user without ``group``
+    settings: {min_uid, min_gid, home_root, shell}, and the role's other settings, each checked when given:
+    home_shared, ssh_keys_exclusive, home_mode, skeleton, home_host (empty, or one of play_hosts, the play's
+    hosts). A user without ``group``
     gets the group of its own name from ``groups`` if there is one, else a
     personal group of its name with gid = its ``gid`` or else its uid.
     """

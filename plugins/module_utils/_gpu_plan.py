@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown, unique
@@ -47,25 +48,34 @@ def _is_names(value):
     return isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value)
 
 
-def _check(settings, prefix):
-    """GpuPlanError naming the variable (prefix + key) of the first setting of the wrong shape."""
-    if not isinstance(settings, dict):
-        raise GpuPlanError("the %s settings must be a mapping, not %s" % (prefix.rstrip("_"), shown(settings)))
+def _shape_errors(settings, prefix):
+    """[(key, message)] for every setting of the wrong shape, each message naming the variable (prefix + key)."""
+    found = []
     for key in _TEXT_KEYS:
         value = settings.get(key)
         if value is not None and (not _is_word(value) or "\n" in _text(value) or len(_text(value)) > 4096):
-            raise GpuPlanError("%s%s must be text on one line such as %s, not %s"
-                               % (prefix, key, "570" if key in ("branch", "version") else "'apt'", shown(value)))
+            found.append((key, "%s%s must be text on one line such as %s, not %s"
+                          % (prefix, key, "570" if key in ("branch", "version") else "'apt'", shown(value))))
     for key in _LIST_KEYS:
         value = settings.get(key)
         if value is not None and not _is_names(value):
-            raise GpuPlanError("%s%s must be a list of package names, not %s" % (prefix, key, shown(value)))
+            found.append((key, "%s%s must be a list of package names, not %s" % (prefix, key, shown(value))))
     for key in _FLAVOUR_KEYS:
         value = settings.get(key)
         if value is not None and not (isinstance(value, dict) and all(
                 isinstance(name, str) and (item is None or _is_names(item)) for name, item in value.items())):
-            raise GpuPlanError("%s%s must be a mapping of kernel module flavour (proprietary, open) to a list of "
-                               "package names, not %s" % (prefix, key, shown(value)))
+            found.append((key, "%s%s must be a mapping of kernel module flavour (proprietary, open) to a list of "
+                          "package names, not %s" % (prefix, key, shown(value))))
+    return found
+
+
+def _check(settings, prefix):
+    """GpuPlanError naming the variable (prefix + key) of the first setting of the wrong shape."""
+    if not isinstance(settings, dict):
+        raise GpuPlanError("the %s settings must be a mapping, not %s" % (prefix.rstrip("_"), shown(settings)))
+    found = _shape_errors(settings, prefix)
+    if found:
+        raise GpuPlanError(found[0][1])
 
 
 def driver_branch(branch, version, default_branch):
@@ -120,10 +130,19 @@ def driver_plan(settings):
             "apt_pin_origin": host,
             "dnf_name": "cuda-%s-%s" % (settings.get("repo_dist"), settings.get("repo_arch")),
         }
+    fm_install = fm_packages if fm_wanted else []
+    dnf_suffix = "-" + version if version else ""
+    install = {
+        "apt": ["%s=%s" % (name, pattern) for name in versioned] + unversioned + fm_install,
+        # A module stream (@nvidia-driver:570-dkms) carries its version; a package gets -<version> when one is set.
+        "dnf": [name if name.startswith("@") or not name else name + dnf_suffix for name in versioned]
+               + unversioned + fm_install + ["python3-dnf-plugin-versionlock"],
+    }
     return {
         "source": source,
         "branch": branch,
         "version": version,
+        "install": install,
         "version_pattern": pattern,
         "version_regex": regex,
         "pkg_manager": settings.get("pkg_manager"),
@@ -131,7 +150,7 @@ def driver_plan(settings):
         "unversioned": unversioned,
         "hold": unique(versioned + unversioned + hold_extra + (fm_packages if fm_wanted else [])),
         "fabricmanager": fm_wanted,
-        "fabricmanager_packages": fm_packages if fm_wanted else [],
+        "fabricmanager_packages": fm_install,
         "services": services,
         "repo": repo,
     }
@@ -196,3 +215,148 @@ def cuda_plan(settings):
         "toolkits": toolkits,
         "distro_versions": _versions(settings.get("distro_versions"), "the OS data's CUDA versions"),
     }
+
+
+# --- the roles' preflight: every problem of the settings, as messages ------------------------------------------
+
+_BRANCH_RE = re.compile(r"[0-9]{3,4}\Z")
+_DRIVER_VERSION_RE = re.compile(r"[0-9]{3,4}\.[0-9]+(\.[0-9]+)?\Z")
+_CUDA_VERSION_RE = re.compile(r"[0-9]+\.[0-9]+\Z")
+_SECONDS_RE = re.compile(r"\s*[0-9]{1,9}(\.[0-9]*)?\s*\Z")
+# The longest a value is quoted in a message.
+_QUOTED = 60
+
+
+def _json(value):
+    """value as to_json writes it (text in double quotes), clipped; never raises."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        text = shown(value, _QUOTED)
+    return text if len(text) <= _QUOTED else text[:_QUOTED - 3] + "..."
+
+
+def _plain(value):
+    """A fact as Jinja prints it: text, a number or a boolean as is; anything else quoted and clipped."""
+    if isinstance(value, str):
+        return value if len(value) <= _QUOTED else value[:_QUOTED - 3] + "..."
+    if isinstance(value, bool) or (isinstance(value, int) and abs(value) < 10 ** 18):
+        return str(value)
+    return shown(value, _QUOTED)
+
+
+def _word(settings, key, bad):
+    """A text setting as the plan reads it, or None where it has the wrong shape (its message is in bad)."""
+    return None if key in bad else _text(settings.get(key))
+
+
+def _seconds(value):
+    """A number of seconds as `| int` reads it (text of digits, a whole or finite number), 0 for anything else."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value if value < 10 ** 9 else 0
+    if isinstance(value, float):
+        return int(value) if 0 < value < 10 ** 9 else 0
+    if isinstance(value, str) and _SECONDS_RE.match(value):
+        return int(float(value))
+    return 0
+
+
+def driver_settings_errors(settings):
+    """Every problem of the nvidia_driver settings, one message each naming the variable, its value and the fix.
+
+    settings: those of driver_plan, and distribution, distribution_major_version, distro_default_branch (the
+    branch the distribution's archive has), host, nvswitches (how many NVSwitch PCI devices), nvlink_all_to_all,
+    reboot, reboot_with_jobs, reboot_timeout. Never raises; [] when all is well.
+    """
+    if not isinstance(settings, dict):
+        return ["nvidia_driver_*: the nvidia_driver settings must be a mapping, not %s" % shown(settings)]
+    shapes = _shape_errors(settings, "nvidia_driver_")
+    errors = [message for _key, message in shapes]
+    bad = set(key for key, _message in shapes)
+    source, branch = _word(settings, "source", bad), _word(settings, "branch", bad)
+    distribution = settings.get("distribution")
+    distro_branch = settings.get("distro_default_branch")
+    distro_branch = _text(distro_branch) if distro_branch is None or _is_word(distro_branch) else _plain(distro_branch)
+    if source is not None:
+        if source not in ("distro", "nvidia") or (source == "distro" and distribution != "Debian"):
+            errors.append("nvidia_driver_source %s (on %s): nvidia_driver_source is distro (Debian only) or nvidia."
+                          % (_json(source), _plain(distribution)))
+        elif source == "distro" and branch is not None and branch != distro_branch:
+            errors.append("nvidia_driver_branch %s: %s %s's non-free archive has only the %s branch. Leave "
+                          "nvidia_driver_branch empty, or set nvidia_driver_source: nvidia to install other branches "
+                          "from NVIDIA's repository (or your mirror)."
+                          % (_plain(branch), _plain(distribution), _plain(settings.get("distribution_major_version")),
+                             _plain(distro_branch or "(none)")))
+    if branch is not None and not _BRANCH_RE.match(branch):
+        errors.append("nvidia_driver_branch %s: nvidia_driver_branch is a driver branch such as 535 or 570 (empty: "
+                      "the OS default)." % _json(branch))
+    # The version as given (the plan strips it; a version with spaces is refused here, as before).
+    version = settings.get("version")
+    version = None if "version" in bad or version is None else str(version)
+    if version and (not _DRIVER_VERSION_RE.match(version) or (branch is not None and not version.startswith(
+            branch + "."))):
+        errors.append("nvidia_driver_version %s (branch %s): nvidia_driver_version is empty or a full version of "
+                      "that branch such as 535.261.03." % (_json(version), _json(branch)))
+    if settings.get("kernel_modules") not in ("proprietary", "open"):
+        errors.append("nvidia_driver_kernel_modules %s: nvidia_driver_kernel_modules is proprietary or open."
+                      % _json(settings.get("kernel_modules")))
+    if settings.get("fabricmanager") not in ("auto", "enabled", "disabled"):
+        errors.append("nvidia_driver_fabricmanager %s: nvidia_driver_fabricmanager is auto, enabled or disabled."
+                      % _json(settings.get("fabricmanager")))
+    elif not shapes:
+        try:
+            plan = driver_plan(settings)
+        except GpuPlanError as exc:
+            errors.append(str(exc))
+            plan = {}
+        if plan.get("fabricmanager") and not plan.get("fabricmanager_packages"):
+            errors.append("%s has NVSwitch-connected GPUs (%s NVSwitch PCI devices, NVLink all-to-all: %s) and needs "
+                          "nvidia-fabricmanager, which %s's archive does not ship. Set nvidia_driver_source: nvidia "
+                          "(NVIDIA's repository has nvidia-fabricmanager-<branch>), or name the packages in "
+                          "nvidia_driver_fabricmanager_packages, or set nvidia_driver_fabricmanager: disabled if this "
+                          "is not an NVSwitch system."
+                          % (_plain(settings.get("host")), _plain(settings.get("nvswitches")),
+                             _plain(settings.get("nvlink_all_to_all")), _plain(distribution)))
+    if not isinstance(settings.get("reboot"), bool) or not isinstance(settings.get("reboot_with_jobs"), bool) \
+            or _seconds(settings.get("reboot_timeout")) <= 0:
+        errors.append("nvidia_driver_reboot and nvidia_driver_reboot_with_jobs must be true or false, and "
+                      "nvidia_driver_reboot_timeout a number of seconds above 0 (got %s, %s, %s)."
+                      % (_json(settings.get("reboot")), _json(settings.get("reboot_with_jobs")),
+                         _json(settings.get("reboot_timeout"))))
+    return errors
+
+
+def cuda_settings_errors(settings):
+    """Every problem of the cuda settings, one message each naming the variable, its value and the fix.
+
+    settings: those of cuda_plan, and distribution, distribution_major_version. Never raises; [] when all is well.
+    """
+    if not isinstance(settings, dict):
+        return ["cuda_*: the cuda settings must be a mapping, not %s" % shown(settings)]
+    try:
+        plan = cuda_plan(settings)
+    except GpuPlanError as exc:
+        return [str(exc)]
+    where = "%s %s" % (_plain(settings.get("distribution")), _plain(settings.get("distribution_major_version")))
+    versions = [toolkit["version"] for toolkit in plan["toolkits"]]
+    fix = "cuda_versions lists major.minor versions such as 12.4 and cuda_default_version is one of them"
+    errors = []
+    if not plan["pkg_manager"]:
+        errors.append("no package data for %s (roles/cuda/vars; Debian 12/13, Ubuntu 22.04/24.04 and RHEL/Rocky "
+                      "8/9 are known): cuda_source and cuda_versions cannot be installed here." % where)
+    if plan["source"] not in ("distro", "nvidia"):
+        errors.append("cuda_source %s: cuda_source is distro (the distribution's toolkit) or nvidia (NVIDIA's "
+                      "repository, nvidia_driver_repo_base_url)." % _json(plan["source"]))
+    bad = [version for version in versions if not _CUDA_VERSION_RE.match(version)]
+    if not versions or bad:
+        errors.append("cuda_versions %s on %s: %s." % (_json(bad or versions), where, fix))
+    if versions and plan["default"] not in versions:
+        errors.append("cuda_default_version %s is not in cuda_versions %s: %s." % (_json(plan["default"]),
+                                                                                   _json(versions), fix))
+    if plan["source"] == "distro" and versions != plan["distro_versions"]:
+        errors.append("cuda_versions %s: the distro source has exactly %s here - for other or several versions set "
+                      "cuda_source: nvidia (NVIDIA's repository, nvidia_driver_repo_base_url)."
+                      % (_json(versions), _json(plan["distro_versions"])))
+    return errors

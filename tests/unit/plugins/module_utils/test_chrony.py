@@ -22,7 +22,8 @@ def _settings(**kwargs):
     settings = {"servers": [], "server_options": ["iburst"], "time_server": False, "time_server_address": "10.0.0.1",
                 "serve": "auto", "allow": [], "default_interface": {"address": "10.0.3.7", "netmask": "255.255.0.0"},
                 "local_stratum": 10, "clock_control": "auto", "container": False, "makestep": "1.0 3",
-                "base_lines": BASE, "extra_lines": [], "daemon_options": "-F 1"}
+                "base_lines": BASE, "extra_lines": [], "daemon_options": "-F 1", "time_server_known": True,
+                "server_host": "", "server_group": "slurm_controller", "server_group_hosts": 1, "distribution": "Debian"}
     settings.update(kwargs)
     return settings
 
@@ -144,6 +145,32 @@ def test_errors(kwargs, message):
 def test_not_a_mapping():
     assert _chrony.config(None)["errors"] == ["chrony_*: the chrony settings must be a mapping of the chrony_ variables, "
                                               "not None"]
+
+
+# What the role's first check was (a time source, and chrony data for the OS), now in the one settings check.
+NO_TIME_SERVER = ('chrony_servers is empty and there is no time server: chrony_server_host is "" and the group '
+                  "slurm_controller (slurm_controller_group) has 0 hosts. Set chrony_servers to your site NTP servers, "
+                  "or chrony_server_host to an inventory host")
+
+
+@pytest.mark.parametrize("changes, errors", [
+    pytest.param({"time_server_known": False, "server_group_hosts": 0, "time_server_address": ""}, [NO_TIME_SERVER],
+                 id="no-time-server"),
+    pytest.param({"time_server_known": False, "server_host": "elsewhere", "time_server_address": "elsewhere"},
+                 ['chrony_servers is empty and there is no time server: chrony_server_host is "elsewhere" and the group '
+                  "slurm_controller (slurm_controller_group) has 1 hosts. Set chrony_servers to your site NTP "
+                  "servers, or chrony_server_host to an inventory host"], id="server-host-unknown"),
+    pytest.param({"time_server_known": False, "servers": ["ntp1.example.com"]}, [], id="site-servers-need-none"),
+    pytest.param({"base_lines": None, "distribution": "Gentoo"}, ["no chrony settings for Gentoo (roles/chrony/vars)"],
+                 id="os-unknown"),
+    pytest.param({"base_lines": None, "distribution": "Gentoo", "time_server_known": False, "server_group_hosts": 0,
+                  "makestep": "1"},
+                 [NO_TIME_SERVER, "no chrony settings for Gentoo (roles/chrony/vars)",
+                  "chrony_makestep must be '<threshold seconds> <limit of updates>' such as '1.0 3' (empty: never "
+                  "step), not 1"], id="all-of-them"),
+])
+def test_time_source_and_os_data(changes, errors):
+    assert _chrony.config(_settings(**changes))["errors"] == errors
 
 
 @pytest.mark.parametrize("name, valid", [

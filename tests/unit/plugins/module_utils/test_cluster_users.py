@@ -17,6 +17,9 @@ USERS = [
     {"name": "bob", "uid": 3102},
 ]
 SETTINGS = {"min_uid": 1000, "min_gid": 1000, "home_root": "/shared/home/", "shell": "/bin/bash"}
+# The rest of what the role passes (its defaults, in a play of two hosts).
+ROLE_SETTINGS = dict(SETTINGS, home_shared=False, ssh_keys_exclusive=False, home_mode="0700", skeleton="/etc/skel",
+                     home_host="", play_hosts=["gpu01", "gpu02"])
 
 
 def _plan(users=None, groups=None, settings=None):
@@ -213,3 +216,42 @@ def test_thousand_hosts_give_one_short_message():
 def test_conflicts_bad_shapes_raise():
     with pytest.raises(cu.ClusterUsersError, match="the views must be a mapping"):
         cu.conflicts(_plan(), [])
+
+
+@pytest.mark.parametrize("settings", [ROLE_SETTINGS, dict(ROLE_SETTINGS, home_shared=True, home_host="gpu02",
+                                                          ssh_keys_exclusive=True, home_mode="0750"),
+                                      dict(ROLE_SETTINGS, play_hosts=[])],
+                         ids=["defaults", "shared", "no-home-host"])
+def test_good_role_settings(settings):
+    assert cu.plan([], [], settings)["errors"] == []
+
+
+@pytest.mark.parametrize("changes, message", [
+    pytest.param({"home_shared": "maybe"}, 'cluster_users_home_shared ("maybe") is true or false', id="shared"),
+    pytest.param({"ssh_keys_exclusive": None}, "cluster_users_ssh_keys_exclusive (null) is true or false",
+                 id="exclusive"),
+    pytest.param({"home_mode": "700"}, 'cluster_users_home_mode ("700") is a quoted octal mode such as "0700"',
+                 id="mode-not-octal"),
+    pytest.param({"home_mode": 448}, 'cluster_users_home_mode (448) is a quoted octal mode such as "0700"',
+                 id="mode-number"),
+    pytest.param({"home_mode": "0800"}, 'cluster_users_home_mode ("0800") is a quoted octal mode such as "0700"',
+                 id="mode-digit"),
+    pytest.param({"skeleton": "etc/skel"}, 'cluster_users_skeleton ("etc/skel") is an absolute path', id="skeleton"),
+    pytest.param({"skeleton": ["/etc/skel"]}, 'cluster_users_skeleton (["/etc/skel"]) is an absolute path',
+                 id="skeleton-list"),
+    pytest.param({"home_host": "elsewhere"}, 'cluster_users_home_host ("elsewhere") is empty or a host of this play',
+                 id="home-host-not-in-play"),
+    pytest.param({"home_host": 7}, "cluster_users_home_host (7) is empty or a host of this play", id="home-host-number"),
+])
+def test_bad_role_settings(changes, message):
+    assert cu.plan([], [], dict(ROLE_SETTINGS, **changes))["errors"] == [message]
+
+
+def test_every_bad_setting_is_named():
+    errors = cu.plan([{"name": "Alice", "uid": 3101}], [], dict(ROLE_SETTINGS, home_shared=1, ssh_keys_exclusive="no",
+                                                                  home_mode="", skeleton="", home_host="x",
+                                                                  min_uid="y"))["errors"]
+    assert [error.split(" ", 1)[0] for error in errors[:6]] == [
+        "cluster_users_home_shared", "cluster_users_ssh_keys_exclusive", "cluster_users_home_mode",
+        "cluster_users_skeleton", "cluster_users_home_host", "cluster_users_min_uid"]
+    assert any(error.startswith("cluster_users_users[1] name Alice") for error in errors[6:]), errors

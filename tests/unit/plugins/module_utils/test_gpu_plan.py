@@ -9,7 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import cuda_plan, driver_branch, driver_plan
+from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
+    cuda_plan, cuda_settings_errors, driver_branch, driver_plan, driver_settings_errors)
 
 DEBIAN = {
     "source": "distro", "branch": "535", "version": "", "pkg_manager": "apt", "kernel_modules": "proprietary",
@@ -67,3 +68,156 @@ def test_cuda_plans():
     assert [t["package"] for t in nvidia["toolkits"]] == ["cuda-toolkit-12-10", "cuda-toolkit-12-4"]
     assert [t["priority"] for t in nvidia["toolkits"]] == [1210, 1204]
     assert cuda_plan({"source": "nvidia", "versions": ["abc"]})["toolkits"][0]["priority"] == 0
+
+
+def test_install_lists():
+    plan = driver_plan(dict(UBUNTU, version="570.86.15", hold_extra={}))
+    assert plan["install"]["apt"] == ["cuda-drivers-570=570.86.15-*", "nvidia-fabricmanager-570"]
+    assert plan["install"]["dnf"] == ["cuda-drivers-570-570.86.15", "nvidia-fabricmanager-570",
+                                      "python3-dnf-plugin-versionlock"]
+    stream = driver_plan(dict(DEBIAN, packages=["@nvidia-driver:570-dkms", "kmod-extra"], version=""))
+    assert stream["install"]["dnf"] == ["@nvidia-driver:570-dkms", "kmod-extra", "python3-dnf-plugin-versionlock"]
+    assert stream["install"]["apt"] == ["@nvidia-driver:570-dkms=535.*", "kmod-extra=535.*"]
+    assert driver_plan(DEBIAN)["install"]["apt"] == ["nvidia-kernel-dkms=535.*", "nvidia-smi=535.*",
+                                                     "nvidia-persistenced"]
+
+
+# --- the preflight checks --------------------------------------------------------------------------------------
+
+DRIVER_CHECKS = dict(DEBIAN, distribution="Debian", distribution_major_version="12", distro_default_branch="535",
+                     host="node", nvswitches=0, nvlink_all_to_all=False, reboot=True, reboot_with_jobs=False,
+                     reboot_timeout=1800)
+UBUNTU_CHECKS = dict(UBUNTU, distribution="Ubuntu", distribution_major_version="24", distro_default_branch="",
+                     host="node", nvswitches=4, nvlink_all_to_all=True, reboot=False, reboot_with_jobs=False,
+                     reboot_timeout="600")
+
+
+@pytest.mark.parametrize("settings", [DRIVER_CHECKS, UBUNTU_CHECKS, dict(DRIVER_CHECKS, version="535.261.03"),
+                                      dict(UBUNTU_CHECKS, version="570.86", kernel_modules="open"),
+                                      dict(DRIVER_CHECKS, fabricmanager="enabled", fabricmanager_packages=["fm"]),
+                                      dict(DRIVER_CHECKS, branch=535, reboot_timeout=1.5)],
+                         ids=["debian-distro", "ubuntu-nvidia", "exact-version", "short-version", "fm-packages",
+                              "numbers"])
+def test_good_driver_settings(settings):
+    assert driver_settings_errors(settings) == []
+
+
+@pytest.mark.parametrize("changes, message", [
+    pytest.param({"source": "nvdia"}, 'nvidia_driver_source "nvdia" (on Debian): nvidia_driver_source is distro '
+                 "(Debian only) or nvidia.", id="source"),
+    pytest.param({"distribution": "Ubuntu"}, 'nvidia_driver_source "distro" (on Ubuntu): nvidia_driver_source is '
+                 "distro (Debian only) or nvidia.", id="distro-off-debian"),
+    pytest.param({"branch": "550"}, "nvidia_driver_branch 550: Debian 12's non-free archive has only the 535 branch. "
+                 "Leave nvidia_driver_branch empty, or set nvidia_driver_source: nvidia to install other branches "
+                 "from NVIDIA's repository (or your mirror).", id="distro-branch"),
+    pytest.param({"branch": "550", "distro_default_branch": ""}, "non-free archive has only the (none) branch",
+                 id="distro-no-branch"),
+    pytest.param({"distro_default_branch": "9" * 5000}, "non-free archive has only the %s... branch" % ("9" * 57),
+                 id="distro-branch-clipped"),
+    pytest.param({"branch": "55", "distro_default_branch": "55"}, 'nvidia_driver_branch "55": nvidia_driver_branch is '
+                 "a driver branch such as 535 or 570 (empty: the OS default).", id="branch"),
+    pytest.param({"version": "535"}, 'nvidia_driver_version "535" (branch "535"): nvidia_driver_version is empty or a '
+                 "full version of that branch such as 535.261.03.", id="version-form"),
+    pytest.param({"version": " 535.261.03"}, 'nvidia_driver_version " 535.261.03"', id="version-spaces"),
+    pytest.param({"version": "550.54.15"}, 'nvidia_driver_version "550.54.15" (branch "535")',
+                 id="version-outside-branch"),
+    pytest.param({"kernel_modules": ""}, 'nvidia_driver_kernel_modules "": nvidia_driver_kernel_modules is '
+                 "proprietary or open.", id="kernel-modules"),
+    pytest.param({"fabricmanager": "yes"}, 'nvidia_driver_fabricmanager "yes": nvidia_driver_fabricmanager is auto, '
+                 "enabled or disabled.", id="fabricmanager"),
+    pytest.param({"fabric_manager_needed": True, "nvswitches": 1, "nvlink_all_to_all": True},
+                 "node has NVSwitch-connected GPUs (1 NVSwitch PCI devices, NVLink all-to-all: True) and needs "
+                 "nvidia-fabricmanager, which Debian's archive does not ship. Set nvidia_driver_source: nvidia "
+                 "(NVIDIA's repository has nvidia-fabricmanager-<branch>), or name the packages in "
+                 "nvidia_driver_fabricmanager_packages, or set nvidia_driver_fabricmanager: disabled if this is not "
+                 "an NVSwitch system.", id="fabric-manager-packages"),
+    pytest.param({"fabricmanager": "enabled"}, "node has NVSwitch-connected GPUs (0 NVSwitch PCI devices",
+                 id="fabric-manager-enabled"),
+    pytest.param({"reboot": "yes"}, "nvidia_driver_reboot and nvidia_driver_reboot_with_jobs must be true or false, "
+                 'and nvidia_driver_reboot_timeout a number of seconds above 0 (got "yes", false, 1800).', id="reboot"),
+    pytest.param({"reboot_with_jobs": None}, "(got true, null, 1800)", id="reboot-with-jobs"),
+    pytest.param({"reboot_timeout": 0}, "(got true, false, 0)", id="timeout-zero"),
+    pytest.param({"reboot_timeout": "soon"}, '(got true, false, "soon")', id="timeout-text"),
+    pytest.param({"reboot_timeout": True}, "(got true, false, true)", id="timeout-bool"),
+    pytest.param({"reboot_timeout": float("inf")}, "(got true, false, Infinity)", id="timeout-inf"),
+    pytest.param({"packages": "nvidia-driver"}, "nvidia_driver_packages must be a list of package names, not "
+                 "'nvidia-driver'", id="packages-shape"),
+    pytest.param({"source_packages": ["x"]}, "nvidia_driver_source_packages must be a mapping of kernel module "
+                 "flavour", id="source-packages-shape"),
+    pytest.param({"version": 10 ** 5000}, "nvidia_driver_version must be text on one line such as 570, not a number",
+                 id="version-huge"),
+    pytest.param({"repo_base_url": "http://[::1", "source": "nvidia", "repo_dist": "debian12", "repo_arch": "x86_64",
+                  "distro_default_branch": ""}, "nvidia_driver_repo_base_url 'http://[::1' is not a URL",
+                 id="repo-url"),
+])
+def test_bad_driver_settings(changes, message):
+    errors = driver_settings_errors(dict(DRIVER_CHECKS, **changes))
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_every_bad_driver_setting_is_named():
+    errors = driver_settings_errors(dict(DRIVER_CHECKS, source="nvdia", branch="5", version="x", kernel_modules="x",
+                                         fabricmanager="x", reboot_timeout=-1, packages={"a": 1}))
+    assert [error.split(" ", 1)[0] for error in errors] == [
+        "nvidia_driver_packages", "nvidia_driver_source", "nvidia_driver_branch", "nvidia_driver_version",
+        "nvidia_driver_kernel_modules", "nvidia_driver_fabricmanager", "nvidia_driver_reboot"]
+
+
+@pytest.mark.parametrize("value", [None, [], "x", 7, {"source": {"a": 1}, "branch": [1]}])
+def test_driver_settings_of_any_shape_give_messages(value):
+    errors = driver_settings_errors(value)
+    assert errors and all(error.startswith("nvidia_driver_") for error in errors), errors
+
+
+CUDA_CHECKS = {"source": "nvidia", "pkg_manager": "apt", "versions": ["12.4", "12.8"], "nvidia_default_versions": ["12.8"],
+               "default_version": "12.8", "distro_versions": ["12.4"], "distro_package": "nvidia-cuda-toolkit",
+               "distro_prefix": "/usr/lib/nvidia-cuda-toolkit", "distribution": "Debian",
+               "distribution_major_version": "13"}
+
+
+@pytest.mark.parametrize("settings", [CUDA_CHECKS, dict(CUDA_CHECKS, versions=[], default_version=""),
+                                      dict(CUDA_CHECKS, source="distro", versions=[], default_version=""),
+                                      dict(CUDA_CHECKS, source="distro", versions=["12.4"], default_version="12.4")],
+                         ids=["nvidia", "nvidia-default", "distro-default", "distro-given"])
+def test_good_cuda_settings(settings):
+    assert cuda_settings_errors(settings) == []
+
+
+@pytest.mark.parametrize("changes, message", [
+    pytest.param({"pkg_manager": ""}, "no package data for Debian 13 (roles/cuda/vars; Debian 12/13, Ubuntu "
+                 "22.04/24.04 and RHEL/Rocky 8/9 are known): cuda_source and cuda_versions cannot be installed here.",
+                 id="os"),
+    pytest.param({"source": "conda"}, 'cuda_source "conda": cuda_source is distro (the distribution\'s toolkit) or '
+                 "nvidia (NVIDIA's repository, nvidia_driver_repo_base_url).", id="source"),
+    pytest.param({"versions": [], "nvidia_default_versions": [], "default_version": ""},
+                 "cuda_versions [] on Debian 13: cuda_versions lists major.minor versions such as 12.4 and "
+                 "cuda_default_version is one of them.", id="no-versions"),
+    pytest.param({"versions": ["12.4", "12"], "default_version": "12.4"}, 'cuda_versions ["12"] on Debian 13: '
+                 "cuda_versions lists major.minor versions", id="version-form"),
+    pytest.param({"default_version": "12.6"}, 'cuda_default_version "12.6" is not in cuda_versions ["12.4", "12.8"]: '
+                 "cuda_versions lists major.minor versions such as 12.4 and cuda_default_version is one of them.",
+                 id="default"),
+    pytest.param({"source": "distro", "default_version": "12.4"}, 'cuda_versions ["12.4", "12.8"]: the distro source '
+                 'has exactly ["12.4"] here - for other or several versions set cuda_source: nvidia (NVIDIA\'s '
+                 "repository, nvidia_driver_repo_base_url).", id="distro-versions"),
+    pytest.param({"versions": "12.4"}, "cuda_versions must be a list of versions such as ['12.8'], not '12.4'",
+                 id="versions-shape"),
+    pytest.param({"pkg_manager": ["apt"]}, "cuda_pkg_manager must be text on one line", id="shape"),
+])
+def test_bad_cuda_settings(changes, message):
+    errors = cuda_settings_errors(dict(CUDA_CHECKS, **changes))
+    assert len(errors) == 1 and message in errors[0], errors
+
+
+def test_every_bad_cuda_setting_is_named():
+    errors = cuda_settings_errors(dict(CUDA_CHECKS, pkg_manager="", source="distro", versions=["12.4", "x"],
+                                       default_version="11.8"))
+    assert [error.split(" ", 1)[0] for error in errors] == ["no", "cuda_versions", "cuda_default_version",
+                                                           "cuda_versions"]
+    assert "cuda_source" in cuda_settings_errors(dict(CUDA_CHECKS, source="x", default_version="9.9"))[0]
+
+
+@pytest.mark.parametrize("value", [None, [], "x", {"versions": {"12.4": 1}}, {"default_version": [1]}])
+def test_cuda_settings_of_any_shape_give_messages(value):
+    errors = cuda_settings_errors(value)
+    assert errors and all("cuda" in error for error in errors), errors
