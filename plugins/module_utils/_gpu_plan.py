@@ -135,8 +135,8 @@ def driver_plan(settings):
     install = {
         "apt": ["%s=%s" % (name, pattern) for name in versioned] + unversioned + fm_install,
         # A module stream (@nvidia-driver:570-dkms) carries its version; a package gets -<version> when one is set.
-        "dnf": [name if name.startswith("@") or not name else name + dnf_suffix for name in versioned]
-               + unversioned + fm_install + ["python3-dnf-plugin-versionlock"],
+        "dnf": ([name if name.startswith("@") or not name else name + dnf_suffix for name in versioned]
+                + unversioned + fm_install + ["python3-dnf-plugin-versionlock"]),
     }
     return {
         "source": source,

@@ -93,8 +93,8 @@ def _ports_of(ib):
             raise RdmaPeermemError("gpuops_ib hca %s is not {name, ports: [...]}" % shown(hca, _SHOWN))
         for port in hca.get("ports") or []:
             if not isinstance(port, dict):
-                raise RdmaPeermemError("gpuops_ib port %s of %s is not a mapping" % (shown(port, _SHOWN),
-                                                                                    _plain(hca.get("name"))))
+                raise RdmaPeermemError("gpuops_ib port %s of %s is not a mapping"
+                                       % (shown(port, _SHOWN), _plain(hca.get("name"))))
             found.append((_plain(hca.get("name")), port))
     return found
 

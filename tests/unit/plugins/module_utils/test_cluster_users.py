@@ -248,9 +248,9 @@ def test_bad_role_settings(changes, message):
 
 
 def test_every_bad_setting_is_named():
-    errors = cu.plan([{"name": "Alice", "uid": 3101}], [], dict(ROLE_SETTINGS, home_shared=1, ssh_keys_exclusive="no",
-                                                                  home_mode="", skeleton="", home_host="x",
-                                                                  min_uid="y"))["errors"]
+    settings = dict(ROLE_SETTINGS, home_shared=1, ssh_keys_exclusive="no", home_mode="", skeleton="", home_host="x",
+                    min_uid="y")
+    errors = cu.plan([{"name": "Alice", "uid": 3101}], [], settings)["errors"]
     assert [error.split(" ", 1)[0] for error in errors[:6]] == [
         "cluster_users_home_shared", "cluster_users_ssh_keys_exclusive", "cluster_users_home_mode",
         "cluster_users_skeleton", "cluster_users_home_host", "cluster_users_min_uid"]

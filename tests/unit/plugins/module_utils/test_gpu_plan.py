@@ -212,8 +212,8 @@ def test_bad_cuda_settings(changes, message):
 def test_every_bad_cuda_setting_is_named():
     errors = cuda_settings_errors(dict(CUDA_CHECKS, pkg_manager="", source="distro", versions=["12.4", "x"],
                                        default_version="11.8"))
-    assert [error.split(" ", 1)[0] for error in errors] == ["no", "cuda_versions", "cuda_default_version",
-                                                           "cuda_versions"]
+    expected = ["no", "cuda_versions", "cuda_default_version", "cuda_versions"]
+    assert [error.split(" ", 1)[0] for error in errors] == expected
     assert "cuda_source" in cuda_settings_errors(dict(CUDA_CHECKS, source="x", default_version="9.9"))[0]
 
 
