@@ -72,8 +72,8 @@ def settings_errors(settings):
                       % plain(get("max_release_jump")))
     reason = get("reason")
     if not is_text(reason) or not reason:
-        shown = "" if is_text(reason) else " (it is %s)" % plain(reason)
-        errors.append("slurm_maintenance_reason must not be empty%s." % shown)
+        what = "" if is_text(reason) else " (it is %s)" % plain(reason)
+        errors.append("slurm_maintenance_reason must not be empty%s." % what)
     backup_dir = get("backup_dir")
     if not (is_text(backup_dir) and backup_dir.startswith("/")):
         errors.append("slurm_maintenance_backup_dir (%s) must be an absolute path." % plain(backup_dir))
