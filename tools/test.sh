@@ -76,16 +76,13 @@ mkdir -p "$REPORT/checks"
 clean_molecule
 
 # One part, timed, its line appended to parts.tsv. Run in the background
-# and waited for, so that a signal reaches the trap at once. PART_NICE: the
-# niceness it runs at (the parts beside the Molecule lanes run at 10: the
-# lanes' clusters are the run's longest path, and the other parts fill the
-# time the lanes spend waiting for jobs, scrapes and timeouts).
+# and waited for, so that a signal reaches the trap at once.
 run_part() {  # name make-target...
   local name=$1 start rc=0
   shift
   start=$(date +%s)
   log "part $name: start"
-  nice -n "${PART_NICE:-0}" "$MAKE_CMD" --no-print-directory "$@" &
+  "$MAKE_CMD" --no-print-directory "$@" &
   wait $! || rc=$?
   printf '%s\t%s\t%s\n' "$name" "$(( $(date +%s) - start ))" "$rc" >>"$REPORT/parts.tsv"
   log "part $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (rc $rc)") in $(( $(date +%s) - start )) s"
@@ -114,7 +111,7 @@ if [ "$failed" -eq 0 ]; then
   for part in "${others[@]}"; do
     target=$part
     [ "$part" = scale ] && target=scale-smoke
-    PART_NICE=$([ -n "$molecule_pid" ] && echo 10 || echo 0) run_part "$part" "$target" || { failed=1; break; }
+    run_part "$part" "$target" || { failed=1; break; }
   done
 fi
 if [ -n "$molecule_pid" ]; then
