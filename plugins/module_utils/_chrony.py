@@ -23,9 +23,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import ipaddress
-import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._settings_values import json_clipped
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
 # Source options chrony 4 takes: flags, and options with a value (integer or number).
@@ -52,11 +52,7 @@ def _shown(value):
 
 def _json(value):
     """value as to_json writes it (text in double quotes), clipped; never raises."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        text = shown(value, _SHOWN)
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+    return json_clipped(value, _SHOWN)
 
 
 def valid_host(name):

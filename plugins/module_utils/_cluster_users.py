@@ -23,9 +23,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._settings_values import json_clipped
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
@@ -104,11 +104,7 @@ def _unknown_keys(entry, allowed, what, errors):
 
 def _json(value):
     """value as to_json writes it (text in double quotes), clipped; never raises."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        text = shown(value, _SHOWN)
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+    return json_clipped(value, _SHOWN)
 
 
 def _role_settings(settings, errors):

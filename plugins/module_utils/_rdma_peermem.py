@@ -16,9 +16,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._settings_values import json_clipped
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 
 # Locked memory in KiB (limits.conf and LimitMEMLOCK), or unlimited.
@@ -32,11 +32,7 @@ class RdmaPeermemError(ValueError):
 
 def _json(value):
     """value as to_json writes it (text in double quotes), clipped; never raises."""
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        text = shown(value, _SHOWN)
-    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+    return json_clipped(value, _SHOWN)
 
 
 def _plain(value):

@@ -31,6 +31,15 @@ def json_shown(value, limit=100):
     return clip(text, limit) if len(text) > limit else text
 
 
+def json_clipped(value, limit=60):
+    """value as to_json writes it (text in double quotes, keys sorted), clipped with "..."; never raises."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        text = shown(value, limit)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def plain(value, limit=100):
     """value as Jinja prints it into a message ({{ value }}): text as it is, anything else repr()."""
     return clip(value, limit) if isinstance(value, TEXT_TYPES) else shown(value, limit)
