@@ -23,14 +23,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LANES=${MOLECULE_LANES:-2}
-SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 accounting validate}
+SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 topology accounting validate}
 # Lane of each scenario, balanced on their measured run times with two lanes
 # side by side and the other parts of make test beside them on a 2-core
 # machine (seconds, 2026-11-27): site 1601, maintenance 187, day2 98 |
 # slurm_trixie 881, gpu_stack 261, safety 373, health 192, accounting 91,
 # validate about 180.
 declare -A LANE_OF=(
-  [site]=0 [maintenance]=0 [day2]=0
+  [site]=0 [maintenance]=0 [day2]=0 [topology]=0
   [slurm_trixie]=1 [gpu_stack]=1 [safety]=1 [health]=1 [accounting]=1 [validate]=1
 )
 LOGS=.build/molecule-logs

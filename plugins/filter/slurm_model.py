@@ -58,6 +58,11 @@ def _host_data(hostvars, host, with_node_vars):
         gpus = variables.get("gpuops_gpus")
     if hasattr(gpus, "get"):
         data["gpus"] = dict((key, _plain(gpus.get(key))) for key in _GPU_KEYS)
+        # Each GPU's NVLink fabric (ClusterUUID, CliqueId), for topology/block: the rest of a GPU's facts stays out.
+        per_gpu = gpus.get("gpus")
+        if is_sequence(per_gpu):
+            data["gpu_fabric"] = [_plain(gpu.get("fabric")) for gpu in per_gpu
+                                  if hasattr(gpu, "get") and gpu.get("fabric")]
     else:
         data["gpus"] = _plain(gpus) if gpus else None  # not gpu_facts' mapping: the model says so
     names = NODE_VARS if with_node_vars else ("slurm_node_name", "slurm_node_addr")
@@ -78,6 +83,7 @@ def _inventory(hostvars, controllers, computes, dbd, with_facts=True):
     if not with_facts:
         for data in hosts.values():
             data.pop("gpus", None)
+            data.pop("gpu_fabric", None)
     return {"controllers": controllers, "computes": computes, "dbd": dbd, "hosts": hosts}
 
 

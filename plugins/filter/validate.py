@@ -36,6 +36,14 @@ def validate_job_checks(nodes, usable, jobs, gres_jobs, counts, all_nodes_run):
     return out
 
 
+def validate_topology_request(run, usable):
+    return _call("validate_topology_request", checks.topology_placement_request, run, usable)
+
+
+def validate_topology_checks(run, usable, placement):
+    return _call("validate_topology_checks", checks.topology_checks, run, usable, placement)
+
+
 def validate_ib_pairs(entries, hosts):
     return _call("validate_ib_pairs", checks.ib_pairs, entries, hosts)
 
@@ -61,4 +69,6 @@ class FilterModule(object):
             "validate_perf_checks": validate_perf_checks,
             "validate_line": validate_line,
             "validate_ib_pairs": validate_ib_pairs,
+            "validate_topology_request": validate_topology_request,
+            "validate_topology_checks": validate_topology_checks,
         }

@@ -582,3 +582,22 @@ def render_lines(settings):
 series_for = guarded(SlurmConfError, 'Slurm version')(series_for)
 check_keys = guarded(SlurmConfError, 'Slurm settings')(check_keys)
 render_lines = guarded(SlurmConfError, 'Slurm settings')(render_lines)
+
+
+# --------------------------------------------------------------------------
+# The one rule for a host's Slurm node name
+
+def node_name(host, slurm_node_name=None, fact_hostname=None):
+    """How Slurm names an inventory host: THE rule, used everywhere.
+
+    slurm_node_name when the inventory sets it; else the host's short
+    hostname as gathered (what slurmd registers with); else the first label of
+    the inventory name (gpu01.example.org -> gpu01).
+    """
+    for value in (slurm_node_name, fact_hostname):
+        if value is not None and str(value) != "":
+            return str(value)
+    text = str(host)
+    if re.match(r"[0-9]{1,3}(\.[0-9]{1,3}){3}\Z", text) or ":" in text:
+        return text  # an address, not a name: left whole, and refused by the name check
+    return text.split(".", 1)[0]

@@ -48,9 +48,11 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import (
 from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import (
     SlurmConfError,
     check_keys,
+    node_name,
     render_lines,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip as _clip
+from ansible_collections.gpuops.cluster.plugins.module_utils._topology import topology_plan
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import guarded, shown
 
 
@@ -89,7 +91,7 @@ _GRES_KEYS = frozenset(["name", "type", "count", "file", "cores", "links"])
 
 # What the filter copies out of each compute node's host variables.
 NODE_VARS = ("slurm_node_name", "slurm_node_addr", "slurm_node_gres", "slurm_node_real_memory",
-             "slurm_node_features", "slurm_node_weight")
+             "slurm_node_features", "slurm_node_weight", "slurm_topology_switch", "slurm_topology_block")
 FACT_KEYS = ("hostname", "memtotal_mb", "processor_vcpus", "processor_count", "processor_cores",
              "processor_threads_per_core")
 
@@ -98,8 +100,21 @@ SETTING_KEYS = (
     "state_dir", "spool_dir", "slurmctld_pidfile", "slurmd_pidfile", "configless", "accounting", "dbd_port",
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
-    "dbd_accounts", "dbd_db_password", "munge_key_length",
+    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology",
 )
+# settings["topology"]: what the slurm_topology* variables give (the role's defaults/main.yml).
+TOPOLOGY_SETTINGS = {
+    "plugin": "slurm_topology", "switch_parents": "slurm_topology_switch_parents",
+    "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
+    "ibnetdiscover": "slurm_topology_discover", "allow_missing": "slurm_topology_allow_missing",
+}
+# The topology plan's words for its inputs, and the variables a user sets them with.
+_TOPOLOGY_WORDS = {"node_switches": "slurm_topology_switch", "switch_parents": "slurm_topology_switch_parents",
+                   "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
+                   "blocks": "slurm_topology_block"}
+# The identifiers anywhere; "blocks" only where it names the input (blocks[rack1], "blocks: ...").
+_TOPOLOGY_WORD_RE = re.compile(r"\b(node_switches|switch_parents|block_sizes|ca_hosts)\b|\b(blocks)(?=[\[:])")
+_TOPOLOGY_WRITTEN = ("topology/tree", "topology/block")
 
 # RealMemory from MemTotal: the settings' defaults (the role's) and the values they may take.
 REAL_MEMORY_SETTINGS = {
@@ -150,25 +165,6 @@ def _as_int(value):
     if isinstance(value, str) and re.match(r"[0-9]{1,12}\Z", value.strip()):
         return int(value.strip())
     return None
-
-
-# --------------------------------------------------------------------------
-# The one rule for a host's Slurm node name
-
-def node_name(host, slurm_node_name=None, fact_hostname=None):
-    """How Slurm names an inventory host: THE rule, used everywhere.
-
-    slurm_node_name when the inventory sets it; else the host's short
-    hostname as gathered (what slurmd registers with); else the first label of
-    the inventory name (gpu01.example.org -> gpu01).
-    """
-    for value in (slurm_node_name, fact_hostname):
-        if value is not None and str(value) != "":
-            return str(value)
-    text = str(host)
-    if re.match(r"[0-9]{1,3}(\.[0-9]{1,3}){3}\Z", text) or ":" in text:
-        return text  # an address, not a name: left whole, and refused by the name check
-    return text.split(".", 1)[0]
 
 
 # --------------------------------------------------------------------------
@@ -966,6 +962,84 @@ def _mapping(settings, key, variable, errors):
     return {}
 
 
+def _topology_inputs(nodes, hosts):
+    """(node_switches, blocks, gpus) for the topology plan from each node's slurm_topology_switch and
+    slurm_topology_block and its GPUs' NVLink fabric (gpu_facts)."""
+    switches, blocks, gpus = {}, {}, {}
+    for node in nodes:
+        data = hosts.get(node["host"]) or {}
+        node_vars = data.get("vars") or {}
+        if node_vars.get("slurm_topology_switch") not in (None, ""):
+            switches[node["host"]] = node_vars["slurm_topology_switch"]
+        block = node_vars.get("slurm_topology_block")
+        if block not in (None, ""):
+            blocks.setdefault(block if isinstance(block, str) else _shown(block), []).append(node["host"])
+        fabric = data.get("gpu_fabric")
+        if isinstance(fabric, list) and fabric:
+            gpus[node["host"]] = {"gpus": [{"fabric": item} for item in fabric]}
+    return switches, blocks, gpus
+
+
+def _missing_text(missing):
+    """Missing nodes grouped by why: 'gpu[03-04] (not in node_switches ...); gpu09 (...)'."""
+    by_reason = {}
+    for entry in missing:
+        by_reason.setdefault(entry["reason"], []).append(entry["node"])
+    return "; ".join("%s (%s)" % (_compress(names), reason) for reason, names in sorted(by_reason.items()))
+
+
+def _topology_words(text):
+    """A topology plan message in the words of the role's variables."""
+    return _TOPOLOGY_WORD_RE.sub(lambda match: _TOPOLOGY_WORDS[match.group(0)], text)
+
+
+def model_topology(settings, nodes, hosts, errors, warnings):
+    """The cluster's topology.conf (module_utils/_topology.py's plan) from the slurm_topology* settings, each
+    node's slurm_topology_switch and slurm_topology_block, and its GPUs' NVLink fabric.
+
+    Returns {plugin: the plugin chosen, written: whether topology.conf and TopologyPlugin are written (tree or
+    block), reason, lines, notes, missing: [Slurm names]}. A node the topology leaves out is an error (named,
+    with why) unless allow_missing is set, then a warning.
+    """
+    topo = settings.get("topology")
+    result = {"plugin": None, "written": False, "reason": None, "lines": [], "notes": [], "missing": []}
+    if topo is None:
+        return result
+    if not isinstance(topo, dict):
+        errors.append("The topology settings (slurm_topology*) must be a mapping, not %s." % _shown(topo))
+        return result
+    unknown = sorted(str(key) for key in topo if key not in TOPOLOGY_SETTINGS)
+    if unknown:
+        errors.append("The topology settings have unknown key(s) %s; known: %s."
+                      % (_shown(", ".join(unknown)), ", ".join(sorted(TOPOLOGY_SETTINGS))))
+        return result
+    switches, blocks, gpus = _topology_inputs(nodes, hosts)
+    plan = topology_plan(dict((node["host"], node["name"]) for node in nodes), settings.get("series"), {
+        "plugin": topo.get("plugin") or "auto", "node_switches": switches, "blocks": blocks, "gpus": gpus,
+        "switch_parents": topo.get("switch_parents") or {}, "block_sizes": topo.get("block_sizes") or None,
+        "ibnetdiscover": topo.get("ibnetdiscover") or "", "ca_hosts": topo.get("ca_hosts") or {}})
+    if plan["errors"]:
+        errors.append("Topology (slurm_topology): %s." % _topology_words("; ".join(plan["errors"])).rstrip("."))
+        return result
+    result.update(plugin=plan["plugin"], reason=_topology_words(plan["reason"]),
+                  notes=[_topology_words(note) for note in plan["notes"]])
+    if plan["plugin"] not in _TOPOLOGY_WRITTEN:
+        return result
+    result.update(written=True, lines=plan["lines"], missing=[entry["node"] for entry in plan["missing"]])
+    if plan["missing"]:
+        text = _topology_words(_missing_text(plan["missing"]))
+        if topo.get("allow_missing"):
+            warnings.append("slurm_topology_allow_missing is true, so %d node(s) are left out of topology.conf, "
+                            "where Slurm places no job that needs the topology: %s" % (len(plan["missing"]), text))
+        else:
+            errors.append("topology.conf (%s) would leave out %d node(s): %s. Slurm places no job that spans "
+                          "switches or blocks on a node outside the topology. Give each node its leaf switch or "
+                          "rack (slurm_topology_switch) or block (slurm_topology_block), mend the fabric "
+                          "discovery, or set slurm_topology_allow_missing: true to leave them out on purpose."
+                          % (plan["plugin"], len(plan["missing"]), text))
+    return result
+
+
 def build_model(inventory, settings, running_conf=None):
     """The cluster model (see the module docstring); never raises for bad user input: it lands in errors."""
     if not isinstance(inventory, dict) or not isinstance(settings, dict):
@@ -1036,6 +1110,14 @@ def build_model(inventory, settings, running_conf=None):
         "DefMemPerCPU": (min(node["mem_per_cpu"] for node in nodes)
                          if nodes and not _sets(settings.get("config"), "DefMemPerNode", "DefMemPerGPU") else None),
     }
+    topology = model_topology(settings, nodes, hosts, errors, warnings)
+    if topology["written"]:
+        wanted = (settings.get("config") or {}).get("TopologyPlugin") if isinstance(settings.get("config"), dict) else None
+        if wanted not in (None, "", topology["plugin"]):
+            errors.append("slurm_config sets TopologyPlugin=%s, but the collection writes topology.conf for %s (%s) "
+                          "Choose the plugin with slurm_topology (tree, block, none) and leave TopologyPlugin out of "
+                          "slurm_config." % (_shown(wanted), topology["plugin"], topology["reason"]))
+        computed["TopologyPlugin"] = topology["plugin"]
     accounting = {}
     if settings.get("accounting"):
         accounting = _merge(_mapping(settings, "accounting_config", "slurm_accounting_config", errors),
@@ -1104,6 +1186,9 @@ def build_model(inventory, settings, running_conf=None):
         "settings": conf,
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
         "cgroup_conf": cgroup_lines,
+        # topology.conf's lines (none when no topology is written) and what was chosen and why.
+        "topology_conf": topology["lines"],
+        "topology": dict((key, topology[key]) for key in ("plugin", "written", "reason", "notes", "missing")),
         "restart": restart_fingerprint(conf, nodes, configless, restart_keys),
         # slurmd's options: in configless mode it fetches the configuration from the controller.
         "slurmd_options": ("--conf-server %s:%s" % (ctl["name"], conf.get("SlurmctldPort") or 6817)) if configless else "",
@@ -1141,7 +1226,8 @@ def host_files(host, paths, contents, user="slurm", configless=False):
 
     paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin, and the node
     scripts task_prolog, prolog, epilog, health_check (NODE_SCRIPTS; one left out is not written).
-    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin and the node scripts (text).
+    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin and the node scripts (text), and
+    topology.conf when the model writes one (empty or absent: not written).
     A compute node keeps the node scripts slurm.conf names (TaskProlog, Prolog, Epilog,
     HealthCheckProgram), each of which runs the scripts of its .d directory (other roles drop theirs
     there), and those directories.
@@ -1167,6 +1253,9 @@ def host_files(host, paths, contents, user="slurm", configless=False):
     if host.get("holds_config"):
         config.append(text(config_dir + "/slurm.conf", contents["slurm.conf"], True))
         config.append(text(config_dir + "/cgroup.conf", contents["cgroup.conf"], True))
+        # Only a topology the model writes: one the site keeps itself (its own TopologyPlugin) is left alone.
+        if contents.get("topology.conf"):
+            config.append(text(config_dir + "/topology.conf", contents["topology.conf"], True))
     slurmd = []
     if host.get("writes_gres"):
         slurmd.append(text(config_dir + "/gres.conf", contents["gres.conf"], True))

@@ -37,7 +37,7 @@ src/plugins/topology/block/block_record.c, 22.05 to 26.05):
   topology/default in 23.11 to 24.11 and topology/flat from 25.05.
 
 Node names: the caller gives each Slurm node's inventory host and Slurm name
-(computed with the collection's one rule, ``_slurm_model.node_name``). A host
+(computed with the collection's one rule, ``_slurm_conf.node_name``). A host
 name read from the fabric (a CA's node description such as ``node01 HCA-1``
 or ``node01 mlx5_0``) matches an inventory host by that name, by its Slurm
 name, or by the first label of either (``node_name`` again).
@@ -55,8 +55,7 @@ from collections import deque
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress
 from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import natural_key
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import version_tuple
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import node_name
+from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import node_name, version_tuple
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, clip, guarded, shown, small_int
 
 

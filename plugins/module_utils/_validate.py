@@ -21,6 +21,7 @@ __metaclass__ = type
 import math
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, expand
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import (
     MAX_DIGITS, TEXT_TYPES, as_text, clip, guarded, small_float, small_int)
 
@@ -181,6 +182,41 @@ def parse_scontrol_nodes(text):
 
 _GRES_ENTRY_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*)((?::[^:()\s,]+)*)(?:\(([^()]*)\))?$")
 _DIGITS_RE = re.compile(r"^[0-9]+$")
+
+
+_TOPOLOGY_LINE_RE = re.compile(r"(SwitchName|BlockName)=(\S{1,200})((?:\s+[A-Za-z]{1,40}=\S{0,100000})*)\s*\Z")
+_TOPOLOGY_FIELD_RE = re.compile(r"([A-Za-z]{1,40})=(\S*)")
+
+
+def parse_scontrol_topology(text):
+    """``scontrol show topology``: {kind: tree, block or None (no topology), groups: [{name, level, nodes,
+    switches}]}, nodes and switches expanded from their hostlists.
+
+    Tree (every release): ``SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=gpu[01-02]``, upper switches with
+    ``Switches=``. Block (23.11 and later): ``BlockName=b1 BlockIndex=0 Nodes=gpu[01-02] BlockSize=2``. Any
+    other line (a release's message that there is no topology) gives kind None.
+    """
+    text = _as_text(text, "scontrol show topology")
+    kind, groups = None, []
+    for raw in text.splitlines():
+        line = raw.strip()
+        match = _TOPOLOGY_LINE_RE.match(line)
+        if not match:
+            continue
+        this = "tree" if match.group(1) == "SwitchName" else "block"
+        if kind not in (None, this):
+            raise ValidateError("scontrol show topology: both switches and blocks listed: '%s'" % _clip(line))
+        kind = this
+        fields = dict(_TOPOLOGY_FIELD_RE.findall(match.group(3)))
+        try:
+            nodes = expand(fields["Nodes"]) if fields.get("Nodes") not in (None, "", "(null)") else []
+            switches = expand(fields["Switches"]) if fields.get("Switches") not in (None, "", "(null)") else []
+        except HostlistError as exc:
+            raise ValidateError("scontrol show topology: unreadable hostlist in '%s': %s" % (_clip(line), exc))
+        level = fields.get("Level") or ("0" if this == "block" else None)
+        groups.append({"name": match.group(2), "level": int(level) if level and level.isdigit() else None,
+                       "nodes": nodes, "switches": switches})
+    return {"kind": kind, "groups": groups}
 
 
 def _gres_entries(gres):
@@ -724,3 +760,4 @@ nvlink_gbs_per_link = guarded(ValidateError, 'GPU product name')(nvlink_gbs_per_
 expected_intranode_busbw = guarded(ValidateError, 'expected_intranode_busbw')(expected_intranode_busbw)
 expected_internode_busbw = guarded(ValidateError, 'expected_internode_busbw')(expected_internode_busbw)
 judge = guarded(ValidateError, 'judge')(judge)
+parse_scontrol_topology = guarded(ValidateError, 'scontrol show topology')(parse_scontrol_topology)

@@ -16,6 +16,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError
+from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import HostlistError, compress
 from ansible_collections.gpuops.cluster.plugins.module_utils._clock import skew as clock_skew
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import as_text, guarded, shown, small_int
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip as _clip
@@ -29,6 +30,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
     parse_ib_write_bw,
     parse_nccl_tests,
     parse_scontrol_nodes,
+    parse_scontrol_topology,
     parse_timedatectl_show,
 )
 
@@ -614,6 +616,92 @@ def multi_node_job_check(usable, run):
     return result("cluster", "job_all_nodes", PASS if ok else FAIL, len(set(lines) & set(usable)), len(usable),
                   ("one job step ran on all %d usable nodes" % len(usable)) if ok else
                   "srun -N%d failed (rc %s), no answer from %s: %s" % (len(usable), run.get("rc"), ", ".join(missing) or "-", _tail(run)))
+
+
+# What scontrol says where slurmctld runs without a topology (topology/none, default or flat).
+_NO_TOPOLOGY_RE = re.compile(r"No topology information|not supported|does not support|topology/(?:none|default|flat)")
+
+
+def _nodes_text(nodes):
+    try:
+        return compress(nodes)
+    except HostlistError:
+        return ",".join(nodes)
+
+
+def _leaves(topology):
+    """{leaf switch or block: [nodes]}: the groups a job asked to stay in one (--switches=1, --segment) uses."""
+    return dict((group["name"], group["nodes"]) for group in topology["groups"]
+                if group["nodes"] and (topology["kind"] == "block" or group["level"] == 0))
+
+
+def topology_placement_request(run, usable):
+    """What the placement job asks for: {option, nodes} (option: --switches=1 for a tree, --segment=2 for
+    blocks), or {} when Slurm runs without a topology or no leaf or block holds 2 usable nodes."""
+    try:
+        topology = parse_scontrol_topology((run or {}).get("stdout") or "")
+    except ValidateError:
+        return {}
+    if (run or {}).get("rc") != 0 or topology["kind"] is None:
+        return {}
+    if not any(len(set(nodes) & set(usable)) >= 2 for nodes in _leaves(topology).values()):
+        return {}
+    return {"option": "--switches=1" if topology["kind"] == "tree" else "--segment=2", "nodes": 2}
+
+
+def topology_checks(run, usable, placement):
+    """topology (every usable node is in the topology Slurm runs with, as scontrol show topology lists it)
+    and job_topology (a 2-node job asked to stay below one leaf switch or in one block lands there).
+
+    run: the registered ``scontrol show topology``; placement: the registered srun of
+    topology_placement_request's option (skipped or None when it was not sent)."""
+    run = run or {}
+    if run.get("rc") != 0 and _NO_TOPOLOGY_RE.search(run.get("stderr") or ""):
+        return [result("cluster", "topology", NOT_RUN, None, "the topology slurmctld runs with",
+                       "Slurm runs without a topology (%s; see slurm_topology)" % _tail(run))]
+    if run.get("rc") != 0:
+        return [result("cluster", "topology", FAIL, None, "the topology slurmctld runs with",
+                       "scontrol show topology failed (rc %s): %s" % (run.get("rc"), _tail(run)))]
+    try:
+        topology = parse_scontrol_topology(run.get("stdout") or "")
+    except ValidateError as exc:
+        return [result("cluster", "topology", FAIL, None, "the topology slurmctld runs with", str(exc))]
+    if topology["kind"] is None:
+        return [result("cluster", "topology", NOT_RUN, None, "the topology slurmctld runs with",
+                       "Slurm runs without a topology (no topology/tree or topology/block: see slurm_topology)")]
+    leaves = _leaves(topology)
+    where = {}
+    for name, nodes in leaves.items():
+        for node in nodes:
+            where.setdefault(node, name)
+    outside = sorted(node for node in usable if node not in where)
+    word = "leaf switch" if topology["kind"] == "tree" else "block"
+    listing = "; ".join("%s: %s" % (name, _nodes_text(nodes)) for name, nodes in sorted(leaves.items()))
+    words = "leaf switches" if topology["kind"] == "tree" else "blocks"
+    out = [result("cluster", "topology", FAIL if outside else PASS, len(leaves),
+                  "every usable node under a %s" % word,
+                  ("%s outside every %s (Slurm places no job that needs the topology there): %s"
+                   % (", ".join(outside), word, listing)) if outside else
+                  "topology/%s, %d %s: %s" % (topology["kind"], len(leaves), words, _clip(listing, 300)))]
+    request = topology_placement_request(run, usable)
+    if not request:
+        out.append(result("cluster", "job_topology", NOT_RUN, None, "one %s" % word,
+                          "no %s holds 2 usable nodes" % word))
+        return out
+    placement = placement or {}
+    if placement.get("skipped") or placement.get("rc") is None:
+        out.append(result("cluster", "job_topology", NOT_RUN, None, "one %s" % word, "the placement job was not sent"))
+        return out
+    ran = sorted(set((placement.get("stdout") or "").split()))
+    groups = sorted(set(where.get(node, "?") for node in ran))
+    ok = placement.get("rc") == 0 and len(ran) == 2 and len(groups) == 1 and "?" not in groups
+    out.append(result("cluster", "job_topology", PASS if ok else FAIL, ",".join(groups) or None, "one %s" % word,
+                      ("srun -N2 %s ran on %s, both under %s %s" % (request["option"], ",".join(ran), word, groups[0]))
+                      if ok else
+                      "srun -N2 %s (rc %s) ran on %s, under %s: %s" % (request["option"], placement.get("rc"),
+                                                                      ",".join(ran) or "no node",
+                                                                      ",".join(groups) or "-", _tail(placement))))
+    return out
 
 
 # --------------------------------------------------------------------------

@@ -1745,3 +1745,113 @@ def test_bundle_handlers_fresh_controller_with_configless_dropin():
               "slurmd": [{"path": "/etc/systemd/system/slurmd.service.d/gpuops.conf"}]}
     probe = {"packages": {}, "services": {}}
     assert bundle_handlers(bundle, {"controller": True, "compute": False}, probe, False) == ["daemon reload"]
+
+
+# --- topology (module_utils/_topology.py through the model) ------------------------
+
+TOPOLOGY = {"plugin": "auto", "switch_parents": {}, "block_sizes": [], "ca_hosts": {}, "ibnetdiscover": "",
+            "allow_missing": False}
+
+
+def _topology_model(count=4, series="24.11", topology=None, **node_vars):
+    settings_ = _settings(series=series, topology=dict(TOPOLOGY, **(topology or {})))
+    return build_model(_inventory(count, **node_vars), settings_)
+
+
+def _switches(**leaves):
+    """node vars putting gpu01.. on the named leaves: _switches(leaf1=[1, 2], leaf2=[3, 4])."""
+    return dict(("gpu%02d" % number, {"slurm_topology_switch": leaf}) for leaf, numbers in leaves.items()
+                for number in numbers)
+
+
+def test_no_topology_data_writes_no_topology():
+    model = _topology_model()
+    assert model["errors"] == []
+    assert model["topology_conf"] == [] and not _lines(model, "TopologyPlugin=")
+    assert model["topology"]["plugin"] == "topology/default" and not model["topology"]["written"]
+    assert model["topology"]["reason"].startswith("topology/default: no switch tree is known.")
+    # No topology settings at all (an older caller): nothing either.
+    assert build_model(_inventory(2), _settings())["topology"]["plugin"] is None
+
+
+def test_the_inventory_tree_gives_topology_tree():
+    node_vars = _switches(leaf1=[1, 2], leaf2=[3, 4])
+    model = _topology_model(topology={"switch_parents": {"leaf1": "spine", "leaf2": "spine"}}, **node_vars)
+    assert model["errors"] == []
+    assert _lines(model, "TopologyPlugin=") == ["TopologyPlugin=topology/tree"]
+    assert model["topology_conf"] == ["SwitchName=leaf1 Nodes=gpu[01-02]", "SwitchName=leaf2 Nodes=gpu[03-04]",
+                                      "SwitchName=spine Switches=leaf[1-2]"]
+    assert model["topology"] == {"plugin": "topology/tree", "written": True, "missing": [], "notes": [],
+                                 "reason": "topology/tree: the switch tree is known."}
+
+
+def test_a_node_left_out_of_the_topology_stops_the_play_naming_it():
+    node_vars = _switches(leaf1=[1, 2], leaf2=[3])
+    model = _topology_model(**node_vars)
+    assert model["errors"] == [
+        "topology.conf (topology/tree) would leave out 1 node(s): gpu04 (not in slurm_topology_switch (no leaf switch "
+        "or rack given for it)). Slurm places no job that spans switches or blocks on a node outside the topology. "
+        "Give each node its leaf switch or rack (slurm_topology_switch) or block (slurm_topology_block), mend the "
+        "fabric discovery, or set slurm_topology_allow_missing: true to leave them out on purpose."]
+    allowed = _topology_model(topology={"allow_missing": True}, **node_vars)
+    assert allowed["errors"] == []
+    assert allowed["topology"]["missing"] == ["gpu04"]
+    assert [w for w in allowed["warnings"] if "topology" in w] == [
+        "slurm_topology_allow_missing is true, so 1 node(s) are left out of topology.conf, where Slurm places no job "
+        "that needs the topology: gpu04 (not in slurm_topology_switch (no leaf switch or rack given for it))"]
+    assert allowed["topology_conf"] == ["SwitchName=leaf1 Nodes=gpu[01-02]", "SwitchName=leaf2 Nodes=gpu03"]
+
+
+def test_inventory_blocks_give_topology_block_where_the_release_has_it():
+    node_vars = dict(("gpu%02d" % n, {"slurm_topology_block": "rack%d" % ((n + 1) // 2)}) for n in range(1, 5))
+    model = _topology_model(**node_vars)
+    assert model["errors"] == []
+    assert _lines(model, "TopologyPlugin=") == ["TopologyPlugin=topology/block"]
+    assert model["topology_conf"] == ["BlockName=rack1 Nodes=gpu[01-02]", "BlockName=rack2 Nodes=gpu[03-04]"]
+    # 22.05 has no topology/block: asked for, it is refused with the release; auto writes nothing.
+    old = _topology_model(series="22.05", topology={"plugin": "block"}, **node_vars)
+    assert old["errors"] == ["Topology (slurm_topology): topology/block was requested, but Slurm 22.05 does not have "
+                             "it (23.11 and later do); request tree, flat or auto."]
+    assert _topology_model(series="22.05", **node_vars)["topology"]["written"] is False
+
+
+def test_nvlink_domains_from_the_gpu_facts_give_the_blocks():
+    inventory = _inventory(4)
+    for number, host in enumerate(inventory["computes"]):
+        fabric = {"state": "Completed", "status": "Success", "clique_id": "1",
+                  "cluster_uuid": "uuid-%d" % (number // 2)}
+        inventory["hosts"][host]["gpu_fabric"] = [fabric, fabric]
+    model = build_model(inventory, _settings(series="24.11", topology=dict(TOPOLOGY)))
+    assert model["errors"] == []
+    assert model["topology_conf"] == ["BlockName=b1 Nodes=gpu[01-02]", "BlockName=b2 Nodes=gpu[03-04]"]
+
+
+def test_topology_errors_name_the_variables():
+    node_vars = _switches(leaf1=[1, 2, 3, 4])
+    model = _topology_model(topology={"switch_parents": {"leaf1": "bad name"}}, **node_vars)
+    assert len(model["errors"]) == 1 and "slurm_topology_switch_parents" in model["errors"][0]
+    assert "switch_parents[" not in model["errors"][0].replace("slurm_topology_switch_parents", "")
+    bad_plugin = _topology_model(topology={"plugin": "dragonfly"}, **node_vars)
+    assert bad_plugin["errors"] == ["Topology (slurm_topology): topology plugin 'dragonfly' is not one this "
+                                    "collection writes; use auto, tree, block or flat."]
+    assert _topology_model(topology={"tree": 1})["errors"] == [
+        'The topology settings have unknown key(s) "tree"; known: allow_missing, block_sizes, ca_hosts, '
+        'ibnetdiscover, plugin, switch_parents.']
+    clash = build_model(_inventory(4, **node_vars), _settings(series="24.11", topology=dict(TOPOLOGY),
+                                                            config={"TopologyPlugin": "topology/block"}))
+    assert [e for e in clash["errors"] if "TopologyPlugin" in e][0].startswith(
+        'slurm_config sets TopologyPlugin="topology/block", but the collection writes topology.conf for topology/tree')
+
+
+def test_topology_conf_is_written_with_slurm_conf_and_rolls_back_with_it():
+    paths = {"config_dir": "/etc/slurm", "log_dir": "/var/log/slurm", "state_dir": "/s", "spool_dir": "/d",
+             "slurmd_env_file": "/etc/default/slurmd", "configless_dropin": "/etc/systemd/system/slurmd.service.d/x.conf"}
+    contents = {"slurm.conf": "a", "cgroup.conf": "b", "gres.conf": "c", "slurmd_env": "d", "dropin": "e",
+                "topology.conf": "SwitchName=leaf1 Nodes=gpu01\n"}
+    files = host_files({"controller": True, "holds_config": True}, paths, contents)
+    topo = [entry for entry in files["config"] if entry.get("path") == "/etc/slurm/topology.conf"]
+    assert topo == [{"path": "/etc/slurm/topology.conf", "owner": "root", "group": "root", "mode": "0644",
+                     "content": "SwitchName=leaf1 Nodes=gpu01\n", "keep_previous": True}]
+    contents["topology.conf"] = ""
+    files = host_files({"controller": True, "holds_config": True}, paths, contents)
+    assert not [entry for entry in files["config"] if "topology" in entry.get("path", "")]

@@ -25,8 +25,10 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks im
     parse_unmunge,
     perf_checks,
     slurm_node_checks,
+    topology_checks,
+    topology_placement_request,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
+from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError, parse_scontrol_topology
 # A real `chronyc tracking` capture (its source: tests/fixtures/VALIDATE_SOURCES.md).
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils.test_validate import CHRONY_PPS
 
@@ -577,3 +579,59 @@ def test_health_last_result():
         "every 300 s: is slurmd running, and slurm.conf's HealthCheckProgram set?")
     error = {"mode": "prolog", "time": "t", "status": "error", "error": "KeyError: 'node'"}
     assert health_last_result("n", error)["status"] == "fail"
+
+
+# --- topology (scontrol show topology as Slurm 22.05 and 24.11 print it) ----------
+
+TREE_OUT = ("SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=va-gpu[01-02]\n"
+            "SwitchName=leaf2 Level=0 LinkSpeed=1 Nodes=va-gpu[03-04]\n"
+            "SwitchName=spine Level=1 LinkSpeed=1 Nodes=va-gpu[01-04] Switches=leaf[1-2]\n")
+BLOCK_OUT = ("BlockName=rack1 BlockIndex=0 Nodes=va-gpu[01-02] BlockSize=2\n"
+             "BlockName=rack2 BlockIndex=1 Nodes=va-gpu[03-04] BlockSize=2\n")
+USABLE = ["va-gpu01", "va-gpu02", "va-gpu03", "va-gpu04"]
+
+
+def test_parse_scontrol_topology_tree_and_block():
+    tree = parse_scontrol_topology(TREE_OUT)
+    assert tree["kind"] == "tree"
+    assert tree["groups"][2] == {"name": "spine", "level": 1, "nodes": USABLE, "switches": ["leaf1", "leaf2"]}
+    block = parse_scontrol_topology(BLOCK_OUT)
+    assert block["kind"] == "block" and block["groups"][0]["nodes"] == ["va-gpu01", "va-gpu02"]
+    assert parse_scontrol_topology("") == {"kind": None, "groups": []}
+    with pytest.raises(ValidateError, match="both switches and blocks"):
+        parse_scontrol_topology(TREE_OUT + BLOCK_OUT)
+    with pytest.raises(ValidateError, match="unreadable hostlist"):
+        parse_scontrol_topology("SwitchName=s1 Level=0 Nodes=a[3-1]")
+
+
+def test_topology_checks_pass_when_the_job_keeps_to_one_leaf():
+    run = {"rc": 0, "stdout": TREE_OUT}
+    assert topology_placement_request(run, USABLE) == {"option": "--switches=1", "nodes": 2}
+    out = topology_checks(run, USABLE, {"rc": 0, "stdout": "va-gpu03\nva-gpu04\n"})
+    assert [(r["check"], r["status"]) for r in out] == [("topology", "pass"), ("job_topology", "pass")]
+    assert out[0]["message"] == "topology/tree, 2 leaf switches: leaf1: va-gpu[01-02]; leaf2: va-gpu[03-04]"
+    assert out[1]["message"] == "srun -N2 --switches=1 ran on va-gpu03,va-gpu04, both under leaf switch leaf2"
+
+
+def test_topology_checks_fail_across_leaves_and_for_nodes_outside():
+    run = {"rc": 0, "stdout": TREE_OUT}
+    out = topology_checks(run, USABLE, {"rc": 0, "stdout": "va-gpu02\nva-gpu03\n"})
+    assert out[1]["status"] == "fail" and "under leaf1,leaf2" in out[1]["message"]
+    out = topology_checks(run, USABLE + ["va-gpu05"], {"rc": 0, "stdout": "va-gpu01\nva-gpu02\n"})
+    assert out[0]["status"] == "fail" and out[0]["message"].startswith("va-gpu05 outside every leaf switch")
+    blocks = topology_checks({"rc": 0, "stdout": BLOCK_OUT}, USABLE, {"rc": 0, "stdout": "va-gpu01\nva-gpu02\n"})
+    assert [(r["check"], r["status"]) for r in blocks] == [("topology", "pass"), ("job_topology", "pass")]
+    assert "--segment=2" in blocks[1]["message"]
+
+
+def test_topology_checks_without_a_topology_say_why():
+    out = topology_checks({"rc": 0, "stdout": ""}, USABLE, {"skipped": True})
+    assert [(r["check"], r["status"]) for r in out] == [("topology", "not_run")]
+    assert topology_placement_request({"rc": 0, "stdout": ""}, USABLE) == {}
+    failed = topology_checks({"rc": 1, "stderr": "slurm_load_topo error: Unable to contact slurm controller"}, USABLE, None)
+    assert failed[0]["status"] == "fail" and "Unable to contact" in failed[0]["message"]
+    none = topology_checks({"rc": 1, "stderr": "scontrol: error: No topology information available"}, USABLE, None)
+    assert [(r["check"], r["status"]) for r in none] == [("topology", "not_run")]
+    one_each = "SwitchName=a Level=0 Nodes=va-gpu01\nSwitchName=b Level=0 Nodes=va-gpu02\n"
+    out = topology_checks({"rc": 0, "stdout": one_each}, USABLE[:2], {"skipped": True})
+    assert out[1]["status"] == "not_run" and out[1]["message"] == "no leaf switch holds 2 usable nodes"
