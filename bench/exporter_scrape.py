@@ -53,7 +53,8 @@ def install(base, role, program):
     lib = os.path.join(base, "lib", "ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
     os.makedirs(lib)
     for name in lib_files(role):
-        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), lib)
+        os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(os.path.join(ROOT, "roles", role, "files", program), base)
     return os.path.join(base, program)
 

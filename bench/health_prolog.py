@@ -48,7 +48,8 @@ def install(base, capture):
     lib = os.path.join(base, "health", "lib", "ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
     os.makedirs(lib)
     for name in LIB_FILES:
-        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), lib)
+        os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(os.path.join(ROOT, "roles", "node_health", "files", "gpuops_health.py"), os.path.join(base, "health"))
     smi = os.path.join(base, "nvidia-smi")
     with open(smi, "w") as handle:
