@@ -20,9 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import json
-import ast
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -30,14 +28,15 @@ import sys
 import tempfile
 import time
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _lib_files():
-    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml, one list)."""
+    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml)."""
     with open(os.path.join(ROOT, "roles", "node_health", "vars", "main.yml")) as handle:
-        match = re.search(r"^__node_health_lib_files: (\[.*\])$", handle.read(), re.MULTILINE)
-    return ast.literal_eval(match.group(1).replace("[", "['").replace("]", "']").replace(", ", "', '"))
+        return yaml.safe_load(handle)["__node_health_lib_files"]
 
 
 LIB_FILES = _lib_files()
