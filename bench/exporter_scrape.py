@@ -134,7 +134,7 @@ def main():
         if report("GPU exporter, 8 GPUs (%d series)" % series, times) >= 0.1:
             failed.append("GPU scrape median >= 100 ms")
         sys.path.insert(0, os.path.join(gpu, "lib"))
-        from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml  # noqa: E402 pylint: disable=import-outside-toplevel
+        from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml  # noqa: E402 pylint: disable=import-outside-toplevel
         with open(CAPTURE, "rb") as handle:
             xml = handle.read()
         parse = []

@@ -57,8 +57,8 @@ def install(base, capture):
     log = os.path.join(base, "kern.log")
     open(log, "w").close()
     sys.path.insert(0, os.path.join(base, "health", "lib"))
-    from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health  # pylint: disable=import-outside-toplevel
-    from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml  # pylint: disable=import-outside-toplevel
     with open(capture) as handle:
         gpus = parse_smi_xml(handle.read())["gpus"]
     gres = "gpu:%s:%d" % (gpus[0]["slurm_type"], len(gpus))

@@ -37,7 +37,7 @@ options:
 EXAMPLES = r"""
 - name: Install the program's copy of the parsers
   gpuops.cluster.file_bundle:
-    files: "{{ lookup('gpuops.cluster.program_lib', '_text.py', '_gpu_facts.py', lib_dir='/opt/gpuops/exporter/lib') }}"
+    files: "{{ lookup('gpuops.cluster.program_lib', 'common/_text.py', 'gpu/_gpu_facts.py', lib_dir='/opt/gpuops/exporter/lib') }}"
 """
 
 RETURN = r"""
@@ -76,7 +76,7 @@ class LookupModule(LookupBase):
             name = to_text(name)
             parts = name.split("/")
             if len(parts) > 2 or not all(parts) or any(part in (".", "..") for part in parts) or not name.endswith(".py"):
-                raise AnsibleLookupError("program_lib: %r is not a module_utils file name (like _text.py)" % name)
+                raise AnsibleLookupError("program_lib: %r is not a module_utils file name (like common/_text.py)" % name)
             if len(parts) == 2:
                 package = parts[0]
                 init = package + "/__init__.py"
