@@ -478,39 +478,9 @@ def _switches_text(count):
     return "%d NVSwitch%s" % (count, "" if count == 1 else "es")
 
 
-def topology_svg(node, topology):
-    """An inline SVG (text) drawing the GPUs, NVLinks, NICs and host of one node.
-
-    topology: {gpus, nvswitches, hcas, selected} as gathered by gpu_facts and
-    ib_facts; any key may be missing. GPUs stand in one row, grouped by NUMA
-    affinity, above a host box holding one NUMA box per group (PCIe lines from
-    each GPU to its NUMA box); NVLinks are arcs above the GPUs labelled NVn
-    (one per GPU pair), or, when every pair is linked and NVSwitches are
-    present, lines to one NVSwitch box. The RDMA ports stand in one row below
-    the host, coloured by state, thick-bordered and tagged NCCL when selected.
-    """
-    topology = topology if isinstance(topology, dict) else {}
-    gpus = _gpus(topology.get("gpus"))
-    groups = _numa_groups(gpus)
-    gpus = [gpu for _numa, members in groups for gpu in members]
-    switches = topology.get("nvswitches") if isinstance(topology.get("nvswitches"), list) else []
-    ports = _ports(topology.get("hcas"), topology.get("selected"))
-    pairs = _nvlink_pairs(gpus)
+def _summary(svg, y, gpus, switches, pairs, all_pairs, ports):
+    """The line under the title: GPUs, NVSwitches, NVLink pairs, RDMA ports and those NCCL uses."""
     count = len(gpus)
-    all_pairs = count >= 2 and len(pairs) == count * (count - 1) // 2
-    switch_mode = bool(switches) and all_pairs
-
-    node_text = _text_value(node)
-    gpu_row_w = count * GPU_W + (count - 1) * GPU_GAP if count else 0
-    nic_row_w = len(ports) * NIC_W + (len(ports) - 1) * NIC_GAP if ports else 0
-    title_w = int(len(node_text) * 8.5) + 10
-    content_w = max(gpu_row_w, nic_row_w, title_w, LEGEND_W, 320)
-    width = content_w + 2 * MARGIN
-
-    svg = _Svg()
-    y = MARGIN
-    svg.text(MARGIN, y + 14, node_text, font_size="15", font_weight="bold", fill="#1d1d1f")
-    y += 22
     facts = [_plural(count, "GPU")]
     if switches:
         facts.append(_switches_text(len(switches)))
@@ -522,72 +492,64 @@ def topology_svg(node, topology):
     if selected:
         facts.append("%d used by NCCL" % selected)
     svg.text(MARGIN, y + 12, " \u00b7 ".join(facts), font_size="11", fill="#555555")
-    y += 26
 
-    gpu_x = MARGIN + (content_w - gpu_row_w) // 2
-    slots = dict((gpu["position"], gpu_x + slot * (GPU_W + GPU_GAP)) for slot, gpu in enumerate(gpus))
 
-    if not gpus:
-        svg.text(MARGIN + content_w // 2, y + 18, "no GPUs", text_anchor="middle", font_size="13",
-                 font_style="italic", fill="#757575")
-        gpu_top = y
-        y += 28
-    elif switch_mode:
-        per_gpu = {}
-        for (a, b), links in pairs.items():
-            per_gpu.setdefault(a, []).append(links)
-            per_gpu.setdefault(b, []).append(links)
-        gpu_top = y + SWITCH_H + SWITCH_GAP
-        svg.open(tooltip="%s; every GPU pair has NVLinks" % _switches_text(len(switches)), class_="nvswitch")
-        svg.rect(gpu_x, y, gpu_row_w, SWITCH_H, rx="5", fill="#e8f5d0", stroke="#4d7c00", stroke_width="1.5")
-        svg.text(gpu_x + gpu_row_w // 2, y + 22, "NVSwitch x%d" % len(switches), text_anchor="middle",
-                 font_size="13", font_weight="bold")
+def _draw_nvswitch(svg, y, gpus, slots, pairs, switches, gpu_x, gpu_row_w):
+    """One NVSwitch box above the GPUs and a line from it to each GPU; returns the GPUs' top."""
+    per_gpu = {}
+    for (a, b), links in pairs.items():
+        per_gpu.setdefault(a, []).append(links)
+        per_gpu.setdefault(b, []).append(links)
+    gpu_top = y + SWITCH_H + SWITCH_GAP
+    svg.open(tooltip="%s; every GPU pair has NVLinks" % _switches_text(len(switches)), class_="nvswitch")
+    svg.rect(gpu_x, y, gpu_row_w, SWITCH_H, rx="5", fill="#e8f5d0", stroke="#4d7c00", stroke_width="1.5")
+    svg.text(gpu_x + gpu_row_w // 2, y + 22, "NVSwitch x%d" % len(switches), text_anchor="middle",
+             font_size="13", font_weight="bold")
+    svg.close()
+    for slot, gpu in enumerate(gpus):
+        centre = slots[gpu["position"]] + GPU_W // 2
+        counts = per_gpu.get(slot) or [0]
+        low, high = min(counts), max(counts)
+        text = "NV%d" % low if low == high else "NV%d-%d" % (low, high)
+        svg.open(tooltip="GPU %d: %s links to each peer through the NVSwitches"
+                 % (gpu["index"], low if low == high else "%d-%d" % (low, high)), class_="nvlink")
+        svg.line(centre, y + SWITCH_H, centre, gpu_top, stroke=NVLINK_COLOUR, stroke_width="3")
+        _label(svg, centre, y + SWITCH_H + SWITCH_GAP // 2, text, NVLINK_COLOUR)
         svg.close()
-        for slot, gpu in enumerate(gpus):
-            centre = slots[gpu["position"]] + GPU_W // 2
-            counts = per_gpu.get(slot) or [0]
-            low, high = min(counts), max(counts)
-            text = "NV%d" % low if low == high else "NV%d-%d" % (low, high)
-            svg.open(tooltip="GPU %d: %s links to each peer through the NVSwitches"
-                     % (gpu["index"], low if low == high else "%d-%d" % (low, high)), class_="nvlink")
-            svg.line(centre, y + SWITCH_H, centre, gpu_top, stroke=NVLINK_COLOUR, stroke_width="3")
-            _label(svg, centre, y + SWITCH_H + SWITCH_GAP // 2, text, NVLINK_COLOUR)
-            svg.close()
-        y = gpu_top
-    else:
-        spans = [b - a for a, b in pairs]
-        arc_h = ARC_BASE + (max(spans) - 1) * ARC_STEP + 10 if spans else 0
-        gpu_top = y + arc_h
-        inner = GPU_W - 16
-        labels = []
-        for (a, b) in sorted(pairs):
-            links = pairs[(a, b)]
-            left, right = gpus[a], gpus[b]
-            x1 = slots[left["position"]] + 8 + int((b + 0.5) * inner / count)
-            x2 = slots[right["position"]] + 8 + int((a + 0.5) * inner / count)
-            height = ARC_BASE + (b - a - 1) * ARC_STEP
-            middle = (x1 + x2) // 2
-            tooltip = "GPU %d - GPU %d: %s" % (left["index"], right["index"], _plural(links, "NVLink"))
-            svg.open(tooltip=tooltip, class_="nvlink")
-            svg.path("M %d %d Q %d %d %d %d" % (x1, gpu_top, middle, gpu_top - 2 * height, x2, gpu_top),
-                     fill="none", stroke=NVLINK_COLOUR, stroke_width="%g" % min(1.0 + 0.5 * links, 3.0))
-            svg.close()
-            labels.append((tooltip, middle, gpu_top - height, "NV%d" % links))
-        # Labels after all arcs, so that no arc crosses a label.
-        for tooltip, x, label_y, text in labels:
-            svg.open(tooltip=tooltip, class_="nvlink-label")
-            _label(svg, x, label_y, text, NVLINK_COLOUR)
-            svg.close()
-        y = gpu_top
+    return gpu_top
 
-    for gpu in gpus:
-        _draw_gpu(svg, slots[gpu["position"]], gpu_top, gpu)
-    if gpus:
-        y = gpu_top + GPU_H
 
-    host_top = y + PCIE_GAP
-    nic_top = host_top + HOST_H + PCIE_GAP
-    nic_x = MARGIN + (content_w - nic_row_w) // 2
+def _draw_nvlink_arcs(svg, y, gpus, slots, pairs):
+    """One arc above the GPUs per linked pair, labelled NVn; returns the GPUs' top."""
+    count = len(gpus)
+    spans = [b - a for a, b in pairs]
+    arc_h = ARC_BASE + (max(spans) - 1) * ARC_STEP + 10 if spans else 0
+    gpu_top = y + arc_h
+    inner = GPU_W - 16
+    labels = []
+    for (a, b) in sorted(pairs):
+        links = pairs[(a, b)]
+        left, right = gpus[a], gpus[b]
+        x1 = slots[left["position"]] + 8 + int((b + 0.5) * inner / count)
+        x2 = slots[right["position"]] + 8 + int((a + 0.5) * inner / count)
+        height = ARC_BASE + (b - a - 1) * ARC_STEP
+        middle = (x1 + x2) // 2
+        tooltip = "GPU %d - GPU %d: %s" % (left["index"], right["index"], _plural(links, "NVLink"))
+        svg.open(tooltip=tooltip, class_="nvlink")
+        svg.path("M %d %d Q %d %d %d %d" % (x1, gpu_top, middle, gpu_top - 2 * height, x2, gpu_top),
+                 fill="none", stroke=NVLINK_COLOUR, stroke_width="%g" % min(1.0 + 0.5 * links, 3.0))
+        svg.close()
+        labels.append((tooltip, middle, gpu_top - height, "NV%d" % links))
+    # Labels after all arcs, so that no arc crosses a label.
+    for tooltip, x, label_y, text in labels:
+        svg.open(tooltip=tooltip, class_="nvlink-label")
+        _label(svg, x, label_y, text, NVLINK_COLOUR)
+        svg.close()
+    return gpu_top
+
+
+def _draw_host(svg, host_top, nic_top, nic_x, content_w, gpus, groups, slots, gpu_top, port_count):
+    """The host box with one NUMA box per GPU group, and the PCIe lines of the GPUs and the ports."""
     svg.open(tooltip="host CPU and PCIe root complex", class_="host")
     svg.rect(MARGIN, host_top, content_w, HOST_H, rx="6", fill="#eef2f8", stroke="#4a5a7a", stroke_width="1.5")
     svg.text(MARGIN + 8, host_top + 15, "CPU / host", font_size="11", font_weight="bold", fill="#2c3a57")
@@ -596,7 +558,7 @@ def topology_svg(node, topology):
     for gpu in gpus:
         centre = slots[gpu["position"]] + GPU_W // 2
         svg.line(centre, gpu_top + GPU_H, centre, host_top + 22, stroke=PCIE_COLOUR, stroke_width="2")
-    for slot in range(len(ports)):
+    for slot in range(port_count):
         centre = nic_x + slot * (NIC_W + NIC_GAP) + NIC_W // 2
         svg.line(centre, host_top + HOST_H, centre, nic_top, stroke=PCIE_COLOUR, stroke_width="2")
     known = [numa for numa, _members in groups if numa is not None]
@@ -618,6 +580,62 @@ def topology_svg(node, topology):
                  font_size="11", fill="#2c3a57")
         svg.close()
 
+
+def topology_svg(node, topology):
+    """An inline SVG (text) drawing the GPUs, NVLinks, NICs and host of one node.
+
+    topology: {gpus, nvswitches, hcas, selected} as gathered by gpu_facts and
+    ib_facts; any key may be missing. GPUs stand in one row, grouped by NUMA
+    affinity, above a host box holding one NUMA box per group (PCIe lines from
+    each GPU to its NUMA box); NVLinks are arcs above the GPUs labelled NVn
+    (one per GPU pair), or, when every pair is linked and NVSwitches are
+    present, lines to one NVSwitch box. The RDMA ports stand in one row below
+    the host, coloured by state, thick-bordered and tagged NCCL when selected.
+    """
+    topology = topology if isinstance(topology, dict) else {}
+    gpus = _gpus(topology.get("gpus"))
+    groups = _numa_groups(gpus)
+    gpus = [gpu for _numa, members in groups for gpu in members]
+    switches = topology.get("nvswitches") if isinstance(topology.get("nvswitches"), list) else []
+    ports = _ports(topology.get("hcas"), topology.get("selected"))
+    pairs = _nvlink_pairs(gpus)
+    count = len(gpus)
+    all_pairs = count >= 2 and len(pairs) == count * (count - 1) // 2
+
+    node_text = _text_value(node)
+    gpu_row_w = count * GPU_W + (count - 1) * GPU_GAP if count else 0
+    nic_row_w = len(ports) * NIC_W + (len(ports) - 1) * NIC_GAP if ports else 0
+    title_w = int(len(node_text) * 8.5) + 10
+    content_w = max(gpu_row_w, nic_row_w, title_w, LEGEND_W, 320)
+    width = content_w + 2 * MARGIN
+
+    svg = _Svg()
+    y = MARGIN
+    svg.text(MARGIN, y + 14, node_text, font_size="15", font_weight="bold", fill="#1d1d1f")
+    y += 22
+    _summary(svg, y, gpus, switches, pairs, all_pairs, ports)
+    y += 26
+
+    gpu_x = MARGIN + (content_w - gpu_row_w) // 2
+    slots = dict((gpu["position"], gpu_x + slot * (GPU_W + GPU_GAP)) for slot, gpu in enumerate(gpus))
+    if not gpus:
+        svg.text(MARGIN + content_w // 2, y + 18, "no GPUs", text_anchor="middle", font_size="13",
+                 font_style="italic", fill="#757575")
+        gpu_top = y
+        y += 28
+    elif switches and all_pairs:
+        gpu_top = y = _draw_nvswitch(svg, y, gpus, slots, pairs, switches, gpu_x, gpu_row_w)
+    else:
+        gpu_top = y = _draw_nvlink_arcs(svg, y, gpus, slots, pairs)
+    for gpu in gpus:
+        _draw_gpu(svg, slots[gpu["position"]], gpu_top, gpu)
+    if gpus:
+        y = gpu_top + GPU_H
+
+    host_top = y + PCIE_GAP
+    nic_top = host_top + HOST_H + PCIE_GAP
+    nic_x = MARGIN + (content_w - nic_row_w) // 2
+    _draw_host(svg, host_top, nic_top, nic_x, content_w, gpus, groups, slots, gpu_top, len(ports))
     if ports:
         for slot, port in enumerate(ports):
             _draw_port(svg, nic_x + slot * (NIC_W + NIC_GAP), nic_top, port)
