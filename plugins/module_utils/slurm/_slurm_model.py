@@ -966,21 +966,8 @@ def _mapping(settings, key, variable, errors):
     return {}
 
 
-def build_model(inventory, settings, running_conf=None):
-    """The cluster model (see the module docstring); never raises for bad user input: it lands in errors."""
-    if not isinstance(inventory, dict) or not isinstance(settings, dict):
-        raise SlurmModelError("build_model takes the inventory and the settings as mappings")
-    errors = check_inventory(inventory, settings)
-    warnings = []
-    controllers = list(inventory.get("controllers") or [])
-    computes = list(inventory.get("computes") or [])
-    dbd = list(inventory.get("dbd") or [])
-    hosts = inventory.get("hosts") or {}
-    configless = bool(settings.get("configless"))
-    ctl_host = controllers[0] if controllers else None
-    dbd_host = dbd[0] if dbd else ctl_host
-
-    errors.extend(real_memory_setting_errors(settings))
+def _compute_nodes(computes, hosts, settings, errors, warnings):
+    """The compute nodes with hardware facts, their RealMemory lowered to their group's; and the memory groups."""
     nodes = []
     missing = []
     for host in computes:
@@ -998,7 +985,11 @@ def build_model(inventory, settings, running_conf=None):
         if node["host"] in lowered:
             node["real_memory"] = lowered[node["host"]]
             node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
+    return nodes, memory_groups
 
+
+def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings):
+    """GPUs the running slurm.conf has and the new one drops: errors, or warnings with slurm_allow_gres_decrease."""
     running = parse_node_gres(running_conf) if running_conf else {}
     losses = []
     for node in nodes:
@@ -1010,16 +1001,10 @@ def build_model(inventory, settings, running_conf=None):
     else:
         errors.extend(losses)
 
-    names = dict((node["host"], node["name"]) for node in nodes)
-    for host in controllers + dbd:
-        data = hosts.get(host) or {}
-        names[host] = node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
-                                (data.get("facts") or {}).get("hostname"))
-    ctl = {"host": ctl_host, "name": names.get(ctl_host, ""),
-           "addr": ((hosts.get(ctl_host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
-    dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, "")}
 
-    # Settings, merged: defaults, what the model knows, accounting, the user's.
+def _slurm_settings(settings, nodes, ctl, dbd_entry, errors):
+    """slurm.conf's and cgroup.conf's settings, merged: defaults, what the model knows, accounting, the user's."""
+    configless = bool(settings.get("configless"))
     computed = {
         "ClusterName": settings.get("cluster_name"),
         "SlurmctldHost": ctl["name"] + ("(%s)" % ctl["addr"] if ctl["addr"] else ""),
@@ -1062,6 +1047,59 @@ def build_model(inventory, settings, running_conf=None):
     cgroup_defaults = _mapping(settings, "cgroup_defaults", "the collection's cgroup.conf defaults", errors)
     cgroup = _merge(cgroup_defaults.get(series if isinstance(series, str) else None) or cgroup_defaults.get("24.11"),
                     cgroup_config)
+    return conf, cgroup
+
+
+def _host_entries(inventory, nodes, names, dbd_host, configless):
+    """Each Slurm host's entry (its roles, its gres.conf lines), by inventory name."""
+    controllers = list(inventory.get("controllers") or [])
+    computes = list(inventory.get("computes") or [])
+    dbd = list(inventory.get("dbd") or [])
+    ctl_host = controllers[0] if controllers else None
+    host_entries = {}
+    for host in controllers + computes + dbd:
+        if host not in host_entries:
+            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_host, configless, names)
+    for node in nodes:
+        entry = host_entries[node["host"]]
+        entry["gres_conf"] = [] if configless else list(node["gres_lines"])
+    configless_gres = []
+    if configless:
+        for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
+            configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
+    if ctl_host in host_entries:
+        host_entries[ctl_host]["gres_conf"] = configless_gres if configless else []
+    return host_entries
+
+
+def build_model(inventory, settings, running_conf=None):
+    """The cluster model (see the module docstring); never raises for bad user input: it lands in errors."""
+    if not isinstance(inventory, dict) or not isinstance(settings, dict):
+        raise SlurmModelError("build_model takes the inventory and the settings as mappings")
+    errors = check_inventory(inventory, settings)
+    warnings = []
+    controllers = list(inventory.get("controllers") or [])
+    computes = list(inventory.get("computes") or [])
+    dbd = list(inventory.get("dbd") or [])
+    hosts = inventory.get("hosts") or {}
+    configless = bool(settings.get("configless"))
+    ctl_host = controllers[0] if controllers else None
+    dbd_host = dbd[0] if dbd else ctl_host
+
+    errors.extend(real_memory_setting_errors(settings))
+    nodes, memory_groups = _compute_nodes(computes, hosts, settings, errors, warnings)
+    _gres_losses(nodes, hosts, running_conf, settings, errors, warnings)
+
+    names = dict((node["host"], node["name"]) for node in nodes)
+    for host in controllers + dbd:
+        data = hosts.get(host) or {}
+        names[host] = node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
+                                (data.get("facts") or {}).get("hostname"))
+    ctl = {"host": ctl_host, "name": names.get(ctl_host, ""),
+           "addr": ((hosts.get(ctl_host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
+    dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, "")}
+
+    conf, cgroup = _slurm_settings(settings, nodes, ctl, dbd_entry, errors)
     conf_lines, cgroup_lines = [], []
     try:
         conf_lines = render_lines(conf)
@@ -1077,20 +1115,6 @@ def build_model(inventory, settings, running_conf=None):
     nodes_by_host = dict((node["host"], node) for node in nodes)
     partition_lines = _partition_lines(settings.get("partitions"), nodes_by_host)
 
-    host_entries = {}
-    for host in controllers + computes + dbd:
-        if host not in host_entries:
-            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_host, configless, names)
-    for node in nodes:
-        entry = host_entries[node["host"]]
-        entry["gres_conf"] = [] if configless else list(node["gres_lines"])
-    configless_gres = []
-    if configless:
-        for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
-            configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
-    if ctl_host in host_entries:
-        host_entries[ctl_host]["gres_conf"] = configless_gres if configless else []
-
     restart_keys = settings.get("restart_keys") or []
     restart_keys = [key for key in restart_keys if isinstance(key, str)] if isinstance(restart_keys, list) else []
     return {
@@ -1099,7 +1123,7 @@ def build_model(inventory, settings, running_conf=None):
         "memory_groups": memory_groups,
         "controller": ctl,
         "dbd": dbd_entry,
-        "hosts": host_entries,
+        "hosts": _host_entries(inventory, nodes, names, dbd_host, configless),
         "node_count": len(nodes),
         "settings": conf,
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
