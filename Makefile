@@ -91,7 +91,7 @@ units: venv
 pytest: venv
 	$(BIN)/pytest -q -n 2 tests/preflight tests/roles
 
-# The alert rules (module_utils/_alert_rules.py with the prometheus role's
+# The alert rules (module_utils/monitoring/_alert_rules.py with the prometheus role's
 # defaults) through promtool check rules and the unit tests in tests/promtool;
 # promtool comes from Debian's prometheus package, unpacked into .build/promtool.
 rules: venv

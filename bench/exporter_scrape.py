@@ -23,10 +23,8 @@ reaches 100 ms or a Slurm scrape's reaches 1 s (the targets of issue 16).
 from __future__ import absolute_import, division, print_function
 
 import argparse
-import ast
 import json
 import os
-import re
 import shutil
 import socket
 import statistics
@@ -36,16 +34,17 @@ import tempfile
 import time
 from urllib.request import urlopen
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
 RECORDED = os.path.join(ROOT, "tests", "fixtures", "slurm_exporter", "recorded", "slurm-22.05-1000-jobs")
 
 
 def lib_files(role):
-    """The module_utils a role installs beside its program (its vars/main.yml, one list)."""
+    """The module_utils a role installs beside its program (its vars/main.yml)."""
     with open(os.path.join(ROOT, "roles", role, "vars", "main.yml")) as handle:
-        match = re.search(r"^__%s_lib_files: (\[.*\])$" % role, handle.read(), re.MULTILINE)
-    return ast.literal_eval(match.group(1).replace("[", "['").replace("]", "']").replace(", ", "', '"))
+        return yaml.safe_load(handle)["__%s_lib_files" % role]
 
 
 def install(base, role, program):
@@ -53,7 +52,8 @@ def install(base, role, program):
     lib = os.path.join(base, "lib", "ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
     os.makedirs(lib)
     for name in lib_files(role):
-        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), lib)
+        os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(os.path.join(ROOT, "roles", role, "files", program), base)
     return os.path.join(base, program)
 
@@ -134,7 +134,7 @@ def main():
         if report("GPU exporter, 8 GPUs (%d series)" % series, times) >= 0.1:
             failed.append("GPU scrape median >= 100 ms")
         sys.path.insert(0, os.path.join(gpu, "lib"))
-        from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml  # noqa: E402 pylint: disable=import-outside-toplevel
+        from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml  # noqa: E402 pylint: disable=import-outside-toplevel
         with open(CAPTURE, "rb") as handle:
             xml = handle.read()
         parse = []

@@ -20,9 +20,7 @@ from __future__ import absolute_import, division, print_function
 
 import argparse
 import json
-import ast
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -30,14 +28,15 @@ import sys
 import tempfile
 import time
 
+import yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _lib_files():
-    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml, one list)."""
+    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml)."""
     with open(os.path.join(ROOT, "roles", "node_health", "vars", "main.yml")) as handle:
-        match = re.search(r"^__node_health_lib_files: (\[.*\])$", handle.read(), re.MULTILINE)
-    return ast.literal_eval(match.group(1).replace("[", "['").replace("]", "']").replace(", ", "', '"))
+        return yaml.safe_load(handle)["__node_health_lib_files"]
 
 
 LIB_FILES = _lib_files()
@@ -48,7 +47,8 @@ def install(base, capture):
     lib = os.path.join(base, "health", "lib", "ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
     os.makedirs(lib)
     for name in LIB_FILES:
-        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), lib)
+        os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
+        shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(os.path.join(ROOT, "roles", "node_health", "files", "gpuops_health.py"), os.path.join(base, "health"))
     smi = os.path.join(base, "nvidia-smi")
     with open(smi, "w") as handle:
@@ -57,8 +57,8 @@ def install(base, capture):
     log = os.path.join(base, "kern.log")
     open(log, "w").close()
     sys.path.insert(0, os.path.join(base, "health", "lib"))
-    from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health  # pylint: disable=import-outside-toplevel
-    from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # pylint: disable=import-outside-toplevel
+    from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml  # pylint: disable=import-outside-toplevel
     with open(capture) as handle:
         gpus = parse_smi_xml(handle.read())["gpus"]
     gres = "gpu:%s:%d" % (gpus[0]["slurm_type"], len(gpus))

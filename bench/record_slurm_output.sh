@@ -4,7 +4,7 @@
 # the real exporter there.
 #   bench/record_slurm_output.sh <controller container> <output dir> [jobs (1000)] [user (alice)] [account (chem)]
 # It submits one held job array of <jobs> tasks (squeue -r shows each), runs
-# every command exactly as the exporter does (module_utils/_slurm_metrics.py
+# every command exactly as the exporter does (module_utils/monitoring/_slurm_metrics.py
 # COMMANDS) inside the container, times `gpuops-slurm-exporter --once` there
 # five times, and cancels the array. Used on the Molecule `monitoring` cluster
 # (molecule converge -s monitoring): docker exec needs no SSH.
@@ -17,7 +17,7 @@ array=$(docker exec "$ctl" runuser -u "$user" -- sbatch --parsable --hold -A "$a
 trap 'docker exec "$ctl" scancel "$array" || true' EXIT
 # Each command's argv, from the exporter's own table.
 PYTHONPATH="$root/.build/collections" python3 - <<'PY' > "$out/.commands"
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_metrics import COMMANDS, PROGRAMS
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import COMMANDS, PROGRAMS
 for name in sorted(COMMANDS):
     print(name + "\t" + "\t".join([PROGRAMS.get(name, name)] + COMMANDS[name]))
 PY

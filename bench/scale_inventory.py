@@ -34,7 +34,7 @@ CAPTURE = os.path.join("tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-
 def gpu_facts(collections):
     """gpuops_gpus as the collection's gpu_facts module reports it for the captured 8x V100S."""
     sys.path.insert(0, collections)
-    from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import build_facts, parse_smi_xml
+    from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
 
     capture = os.path.join(collections, "ansible_collections", "gpuops", "cluster", CAPTURE)
     if not os.path.exists(capture):

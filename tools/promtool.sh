@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The alert rules' checks: render .build/rules/gpuops.rules.yml from the
-# prometheus role's alert defaults (module_utils/_alert_rules.py), then
+# prometheus role's alert defaults (module_utils/monitoring/_alert_rules.py), then
 # `promtool check rules` and the rule unit tests (`promtool test rules
 # tests/promtool/*.yml`). promtool is the one on PATH, else the one of
 # Debian's prometheus package, fetched once with `apt-get download` (no root,

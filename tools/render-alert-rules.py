@@ -17,7 +17,7 @@ import sys
 
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._alert_rules import alert_rules, alert_settings_errors
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._alert_rules import alert_rules, alert_settings_errors
 
 PREFIX = "prometheus_alert_"
 

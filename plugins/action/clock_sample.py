@@ -18,7 +18,7 @@ import time
 
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.action import ActionBase
-from ansible_collections.gpuops.cluster.plugins.module_utils._clock import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import (
     MAX_SAMPLES,
     ClockError,
     best_sample,

@@ -1,15 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""chrony_config: one host's chrony configuration (docs: chrony_config.yml; logic: module_utils/_chrony.py)."""
+"""chrony_config: one host's chrony configuration (docs: chrony_config.yml; logic: module_utils/site/_chrony.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _chrony
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _chrony
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def chrony_config(settings):

@@ -4,7 +4,7 @@
 """Filters of the cluster_users role: cluster_users_plan, cluster_users_host_view and cluster_users_conflicts.
 
 Their documentation is in the <filter name>.yml files beside this one, the
-logic in module_utils/_cluster_users.py.
+logic in module_utils/site/_cluster_users.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,8 +12,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _cluster_users as cu
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _cluster_users as cu
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def _call(name, func, *args):

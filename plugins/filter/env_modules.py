@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._env_modules import EnvModulesError, plan, probe_paths
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._env_modules import EnvModulesError, plan, probe_paths
 
 
 def _call(name, function, *args):

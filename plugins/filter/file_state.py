@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._file_state import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
     stale_entries,
 )

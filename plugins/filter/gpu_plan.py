@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan import (
     GpuPlanError,
     cuda_plan,
     cuda_settings_errors,

@@ -2,15 +2,15 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """grafana_dashboard_queries: every panel query of a Grafana dashboard (docs: grafana_dashboard_queries.yml;
-logic: module_utils/_grafana.py)."""
+logic: module_utils/monitoring/_grafana.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _grafana
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _grafana
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def grafana_dashboard_queries(dashboard, variables=None):

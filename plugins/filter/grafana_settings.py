@@ -2,13 +2,13 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """grafana_settings_errors: what is wrong with the grafana role's settings (docs: grafana_settings_errors.yml;
-logic: module_utils/_grafana_settings.py)."""
+logic: module_utils/monitoring/_grafana_settings.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _grafana_settings
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _grafana_settings
 
 
 def grafana_settings_errors(settings):

@@ -13,7 +13,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import (
     HostlistError,
     compress,
     expand,

@@ -2,14 +2,14 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """local_accounts_todo: the accounts a host_probe result shows missing or different
-(docs: local_accounts_todo.yml; logic: module_utils/_local_accounts.py)."""
+(docs: local_accounts_todo.yml; logic: module_utils/site/_local_accounts.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _local_accounts
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _local_accounts
 
 
 def local_accounts_todo(accounts, probe):

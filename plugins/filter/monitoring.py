@@ -1,15 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Monitoring plan filters (docs: monitoring_*.yml beside this file; logic: module_utils/_monitoring.py)."""
+"""Monitoring plan filters (docs: monitoring_*.yml beside this file; logic: module_utils/monitoring/_monitoring.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _monitoring
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _monitoring
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def _guard(name, function, *args):

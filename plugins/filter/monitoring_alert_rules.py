@@ -1,15 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of the monitoring alert rules (docs: monitoring_alert_*.yml); logic in module_utils/_alert_rules.py."""
+"""Filters of the monitoring alert rules (docs: monitoring_alert_*.yml); logic in module_utils/monitoring/_alert_rules.py."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
-from ansible_collections.gpuops.cluster.plugins.module_utils import _alert_rules as alerts
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _alert_rules as alerts
 
 
 def _call(name, func, *args):

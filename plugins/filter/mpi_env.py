@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._mpi_env import MpiEnvError, ucx_env
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._mpi_env import MpiEnvError, ucx_env
 
 
 def mpi_ucx_env(ib_fact):

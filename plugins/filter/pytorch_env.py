@@ -2,15 +2,15 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the pytorch_env role (docs: pytorch_env_*.yml beside this file; logic:
-module_utils/_pytorch_env_settings.py)."""
+module_utils/site/_pytorch_env_settings.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _pytorch_env_settings as settings_of
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _pytorch_env_settings as settings_of
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def _call(name, function, *args):

@@ -4,7 +4,7 @@
 """Filters of the rdma_peermem role: rdma_peermem_settings_errors and rdma_peermem_ports.
 
 Their documentation is in the <filter name>.yml files beside this one, the
-logic in module_utils/_rdma_peermem.py.
+logic in module_utils/fabric/_rdma_peermem.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -12,8 +12,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _rdma_peermem as rp
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import _rdma_peermem as rp
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def _call(name, func, *args):

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the shared_storage role: shared_storage_plan and shared_storage_host_mounts
-(docs: the .yml files beside this one); logic in module_utils/_shared_storage.py."""
+(docs: the .yml files beside this one); logic in module_utils/site/_shared_storage.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
-from ansible_collections.gpuops.cluster.plugins.module_utils._shared_storage import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
     SharedStorageError,
     host_mounts,
     plan,

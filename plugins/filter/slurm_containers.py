@@ -2,15 +2,15 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """slurm_containers_plan: what a host gets of enroot and pyxis (docs: slurm_containers_plan.yml; logic:
-module_utils/_slurm_containers.py)."""
+module_utils/slurm/_slurm_containers.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _slurm_containers
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import _slurm_containers
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def slurm_containers_plan(settings, facts):

@@ -2,15 +2,15 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the slurm_maintenance role (docs: slurm_maintenance_*.yml beside this file; logic:
-module_utils/_slurm_maintenance.py)."""
+module_utils/slurm/_slurm_maintenance.py)."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _slurm_maintenance as maintenance
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import _slurm_maintenance as maintenance
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def slurm_maintenance_settings_errors(settings):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters over the Slurm cluster model (module_utils/_slurm_model.py).
+"""Filters over the Slurm cluster model (module_utils/slurm/_slurm_model.py).
 
 slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
 slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors and
@@ -18,7 +18,7 @@ import binascii
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     FACT_KEYS,
     NODE_VARS,
     SlurmModelError,

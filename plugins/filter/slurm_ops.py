@@ -6,7 +6,7 @@
 slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
 slurm_cluster_state, slurm_sacct_states and slurm_state_problems; their
 documentation is in the <filter name>.yml files beside this one, the logic in
-module_utils/_slurm_ops.py.
+module_utils/slurm/_slurm_ops.py.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -14,9 +14,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _slurm_ops as ops
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_ops import SlurmOpsError
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import _slurm_ops as ops
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_ops import SlurmOpsError
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 
 
 def _call(name, func, *args):

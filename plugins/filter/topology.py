@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filter of topology-aware placement: topology_plan (docs: topology_plan.yml beside this file);
-logic in module_utils/_topology.py."""
+logic in module_utils/fabric/_topology.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
-from ansible_collections.gpuops.cluster.plugins.module_utils._topology import TopologyError, topology_plan as plan
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._topology import TopologyError, topology_plan as plan
 
 
 def _plain(value):

@@ -1,16 +1,16 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of playbooks/validate.yml (docs: validate_*.yml); logic in module_utils/_validate_checks.py."""
+"""Filters of playbooks/validate.yml (docs: validate_*.yml); logic in module_utils/validate/_validate_checks.py."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
-from ansible_collections.gpuops.cluster.plugins.module_utils import _validate_checks as checks
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import ValidateError
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_checks as checks
 
 
 def _call(name, func, *args):

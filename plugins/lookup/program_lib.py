@@ -14,15 +14,17 @@ version_added: 0.2.0
 description:
   - The programs the collection installs on nodes (the health check, the GPU and Slurm exporters) import
     the collection's parsers unchanged, from a private copy under their install directory. This lookup
-    returns, for the module_utils file names given, the directories of the
+    returns, for the module_utils files given, the directories of the
     C(ansible_collections/gpuops/cluster/plugins/module_utils) tree and one file entry per name, with the
     file's content read from this collection.
+  - A name may sit in one package of module_utils (V(common/_text.py)); that package's directory and its
+    C(__init__.py) come with it.
   - One rule for every program, so a node runs the same parser code that the modules and tests run.
 author:
   - gpuops.cluster contributors (@gpuops)
 options:
   _terms:
-    description: module_utils file names, such as V(_health.py).
+    description: module_utils files, relative to C(plugins/module_utils), such as V(health/_health.py).
     required: true
     type: list
     elements: str
@@ -35,7 +37,7 @@ options:
 EXAMPLES = r"""
 - name: Install the program's copy of the parsers
   gpuops.cluster.file_bundle:
-    files: "{{ lookup('gpuops.cluster.program_lib', '_text.py', '_gpu_facts.py', lib_dir='/opt/gpuops/exporter/lib') }}"
+    files: "{{ lookup('gpuops.cluster.program_lib', 'common/_text.py', 'gpu/_gpu_facts.py', lib_dir='/opt/gpuops/exporter/lib') }}"
 """
 
 RETURN = r"""
@@ -69,10 +71,22 @@ class LookupModule(LookupBase):
         for part in PACKAGE:
             path = os.path.join(path, part)
             entries.append({"path": path, "state": "directory", "owner": "root", "group": "root", "mode": "0755"})
+        files = []
         for name in terms:
             name = to_text(name)
-            if os.path.basename(name) != name or not name.endswith(".py"):
-                raise AnsibleLookupError("program_lib: %r is not a module_utils file name (like _text.py)" % name)
+            parts = name.split("/")
+            if len(parts) > 2 or not all(parts) or any(part in (".", "..") for part in parts) or not name.endswith(".py"):
+                raise AnsibleLookupError("program_lib: %r is not a module_utils file name (like common/_text.py)" % name)
+            if len(parts) == 2:
+                package = parts[0]
+                init = package + "/__init__.py"
+                if not any(entry["path"] == os.path.join(path, package) for entry in entries):
+                    entries.append({"path": os.path.join(path, package), "state": "directory", "owner": "root",
+                                    "group": "root", "mode": "0755"})
+                    if os.path.exists(os.path.join(source, package, "__init__.py")) and init not in terms:
+                        files.append(init)
+            files.append(name)
+        for name in files:
             try:
                 with open(os.path.join(source, name), "rb") as handle:
                     content = to_text(handle.read(), errors="surrogate_or_strict")

@@ -133,8 +133,8 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
-from ansible_collections.gpuops.cluster.plugins.module_utils._atomic_write import write_atomically
-from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import ensure, host_accounts
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._atomic_write import write_atomically
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._local_accounts import ensure, host_accounts
 
 
 def _attrs(module, entry, path):

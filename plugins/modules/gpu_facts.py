@@ -249,7 +249,7 @@ ansible_facts:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_collect import ARGUMENT_SPEC, collect
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_collect import ARGUMENT_SPEC, collect
 
 
 def main():

@@ -199,9 +199,9 @@ import pwd
 import stat
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_collect import ARGUMENT_SPEC as GPU_ARGUMENT_SPEC, collect
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
-from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_collect import ARGUMENT_SPEC as GPU_ARGUMENT_SPEC, collect
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import cap, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._host_probe import (
     HostProbeError,
     parse_dpkg_query_details,
     parse_rpm_query_details,

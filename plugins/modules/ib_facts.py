@@ -189,9 +189,9 @@ import os
 import socket
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
-from ansible_collections.gpuops.cluster.plugins.module_utils._timed_command import TimedCommand
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import cap, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._timed_command import TimedCommand
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import (
     IbFactsError,
     build_facts,
     expected_ibstat_devices,

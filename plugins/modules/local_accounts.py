@@ -77,7 +77,7 @@ import pwd
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import ensure, host_accounts
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._local_accounts import ensure, host_accounts
 
 
 def main():

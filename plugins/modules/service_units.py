@@ -70,9 +70,9 @@ enabled_units:
 """
 
 from ansible.module_utils.basic import AnsibleModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
-from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import HostProbeError, parse_systemctl_show
-from ansible_collections.gpuops.cluster.plugins.module_utils._service_units import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import cap, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._host_probe import HostProbeError, parse_systemctl_show
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._service_units import (
     ServiceUnitsError,
     not_running,
     plan,

@@ -162,8 +162,8 @@ unmanaged:
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_text
 from ansible.module_utils.six.moves import shlex_quote
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap, clip
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_accounts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import cap, clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_accounts import (
     SlurmAccountsError,
     check_cluster,
     current_state,

@@ -144,9 +144,9 @@ import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_bytes, to_native, to_text
-from ansible_collections.gpuops.cluster.plugins.module_utils._atomic_write import write_atomically
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import cap
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate_report import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._atomic_write import write_atomically
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import cap
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_report import (
     ReportError,
     check_results,
     generated_at_of,

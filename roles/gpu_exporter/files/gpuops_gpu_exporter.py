@@ -31,13 +31,13 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _exporter as exporter  # noqa: E402
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _exporter as exporter  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (  # noqa: E402
     GpuFactsError,
     parse_smi_xml,
     smi_outcome,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_metrics import (  # noqa: E402
     PREFIX,
     GpuMetricsError,
     exposition,
@@ -48,12 +48,12 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import
     rdma_samples,
     xid_samples,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import (  # noqa: E402
     IbFactsError,
     hcas_from_sysfs,
     read_sysfs,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks import expected_ports  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import expected_ports  # noqa: E402
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CONFIG = os.environ.get("GPUOPS_GPU_EXPORTER_CONFIG", "/etc/gpuops/gpu-exporter.json")

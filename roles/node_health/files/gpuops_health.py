@@ -34,15 +34,15 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
 # pylint: disable=wrong-import-position
-from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health  # noqa: E402
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (  # noqa: E402
     GpuFactsError,
     parse_pci_devices,
     parse_smi_xml,
     read_pci_devices,
     smi_outcome,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import (  # noqa: E402
     IbFactsError,
     expected_ibstat_devices,
     hcas_from_sysfs,
@@ -50,7 +50,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import ( 
     parse_ibstat,
     read_sysfs,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import (  # noqa: E402
     ValidateError,
     parse_scontrol_nodes,
 )

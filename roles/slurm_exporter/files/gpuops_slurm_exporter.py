@@ -28,9 +28,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _exporter as exporter  # noqa: E402
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import exposition  # noqa: E402
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_metrics import (  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _exporter as exporter  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_metrics import exposition  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import (  # noqa: E402
     COMMANDS,
     PREFIX,
     PROGRAMS,

@@ -13,7 +13,7 @@ import pytest
 
 from ansible.errors import AnsibleActionFail
 from ansible_collections.gpuops.cluster.plugins.action import clock_sample
-from ansible_collections.gpuops.cluster.plugins.module_utils._clock import skew
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import skew
 
 
 class SimulatedHost(object):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The grafana_dashboard_queries filter over a bundled dashboard (logic: module_utils/_grafana.py)."""
+"""The grafana_dashboard_queries filter over a bundled dashboard (logic: module_utils/monitoring/_grafana.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -14,7 +14,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.filter.grafana_dashboard_queries import grafana_dashboard_queries
-from ansible_collections.gpuops.cluster.plugins.module_utils._grafana import dashboard_queries
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._grafana import dashboard_queries
 
 DASHBOARDS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "grafana", "files", "dashboards")
 

@@ -22,8 +22,8 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.filter.slurm_model import FilterModule
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import build_facts, parse_smi_xml
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import build_model
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import build_model
 
 from ansible.module_utils.six.moves.collections_abc import Mapping
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The topology_plan filter hands plain data to module_utils/_topology.py and its answer back."""
+"""The topology_plan filter hands plain data to module_utils/fabric/_topology.py and its answer back."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The monitoring alert rules (module_utils/_alert_rules.py): shape, settings, messages.
+"""The monitoring alert rules (module_utils/monitoring/_alert_rules.py): shape, settings, messages.
 
 What the rules fire on is tested by promtool (tests/promtool, tools/promtool.sh).
 """
@@ -16,7 +16,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._alert_rules import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._alert_rules import (
     DEFAULTS,
     RULE_KEYS,
     RULES,

@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _chrony
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import parse_chronyc_tracking
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _chrony
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import parse_chronyc_tracking
 
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "chronyc"))
 BASE = ["keyfile /etc/chrony/chrony.keys", "driftfile /var/lib/chrony/chrony.drift", "rtcsync"]

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Clock skew from reads bracketed by one reference clock (module_utils/_clock.py)."""
+"""Clock skew from reads bracketed by one reference clock (module_utils/validate/_clock.py)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._clock import ClockError, best_sample, parse_epoch, skew
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import ClockError, best_sample, parse_epoch, skew
 
 
 @pytest.mark.parametrize("text, value", [

@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _cluster_users as cu
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _cluster_users as cu
 
 KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK7nXbB1cK2n4r2m0m3Yd0e5mJ6hQ0S3nKp1p9Yl3d4f alice@laptop"
 GROUPS = [{"name": "chem", "gid": 3001}, {"name": "gpu", "gid": 3002}]

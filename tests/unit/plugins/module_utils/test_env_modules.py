@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""env_modules plan (module_utils/_env_modules.py): setting errors, MODULEPATH, CUDA toolkits, stale modulefiles."""
+"""env_modules plan (module_utils/site/_env_modules.py): setting errors, MODULEPATH, CUDA toolkits, stale modulefiles."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._env_modules import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._env_modules import (
     EnvModulesError,
     cuda_toolkits,
     cuda_version_from_dir,

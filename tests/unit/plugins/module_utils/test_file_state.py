@@ -10,7 +10,7 @@ import hashlib
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._file_state import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
     content_checksum,
     stale_entries,

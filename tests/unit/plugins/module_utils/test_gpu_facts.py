@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (
     GpuFactsError,
     apply_mig_profiles,
     build_facts,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""GPU metric samples (module_utils/_gpu_metrics.py) over real captures and the health check's GPU-to-job map."""
+"""GPU metric samples (module_utils/monitoring/_gpu_metrics.py) over real captures and the health check's GPU-to-job map."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_metrics import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_metrics import (
     FAMILIES,
     PREFIX,
     GpuMetricsError,

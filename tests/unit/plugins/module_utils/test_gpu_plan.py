@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""nvidia_driver and cuda plans (module_utils/_gpu_plan.py); the per-OS rendering is tests/roles/test_gpu_stack_plan.py."""
+"""nvidia_driver and cuda plans (module_utils/gpu/_gpu_plan.py); the per-OS rendering is tests/roles/test_gpu_stack_plan.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_plan import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan import (
     cuda_plan, cuda_settings_errors, driver_branch, driver_plan, driver_settings_errors)
 
 DEBIAN = {

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Grafana dashboards as data (module_utils/_grafana.py): the bundled dashboards, variable substitution, bad input."""
+"""Grafana dashboards as data (module_utils/monitoring/_grafana.py): the bundled dashboards, variable substitution, bad input."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +12,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._grafana import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._grafana import (
     GrafanaError,
     dashboard_errors,
     dashboard_queries,

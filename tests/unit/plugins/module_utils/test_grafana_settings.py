@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The grafana role's settings check (module_utils/_grafana_settings.py): every message, all problems at once."""
+"""The grafana role's settings check (module_utils/monitoring/_grafana_settings.py): every message, all problems at once."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -12,7 +12,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._grafana_settings import settings_errors
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._grafana_settings import settings_errors
 
 ROLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "grafana")
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The node health check's pure part (module_utils/_health.py), over real captures (tests/fixtures/health)."""
+"""The node health check's pure part (module_utils/health/_health.py), over real captures (tests/fixtures/health)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,9 +13,9 @@ import re
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _health as health
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import parse_scontrol_nodes
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import parse_scontrol_nodes
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures")
 HEALTH = os.path.join(FIXTURES, "health")

@@ -15,7 +15,7 @@ import pytest
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.gpuops.cluster.plugins.modules import host_probe
-from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._host_probe import (
     HostProbeError,
     parse_dpkg_query_details,
     parse_rpm_query_details,

@@ -31,30 +31,40 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import (
-    _alert_rules,
-    _chrony,
-    _clock,
-    _env_modules,
-    _gpu_facts,
-    _gpu_metrics,
-    _gpu_plan,
-    _grafana,
-    _health,
-    _host_probe,
-    _hostlist,
+from ansible_collections.gpuops.cluster.plugins.module_utils.common import _host_probe
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import (
     _ib_facts,
-    _local_accounts,
+    _topology,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu import (
+    _gpu_facts,
+    _gpu_plan,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import (
+    _alert_rules,
+    _gpu_metrics,
+    _grafana,
     _monitoring,
+    _slurm_metrics,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import (
+    _chrony,
+    _env_modules,
+    _local_accounts,
     _shared_storage,
+    _torch_slurm_env,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import (
+    _hostlist,
     _slurm_accounts,
     _slurm_conf,
     _slurm_containers,
-    _slurm_metrics,
     _slurm_model,
     _slurm_ops,
-    _topology,
-    _torch_slurm_env,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate import (
+    _clock,
     _validate,
     _validate_checks,
 )

@@ -34,32 +34,42 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common import (
+    _file_state,
+    _service_units,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import (
+    _mpi_env,
+    _rdma_peermem,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu import _gpu_plan
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import (
     _alert_rules,
+    _gpu_metrics,
+    _grafana_settings,
+    _monitoring,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import (
     _chrony,
     _cluster_users,
     _env_modules,
-    _file_state,
-    _gpu_metrics,
-    _gpu_plan,
-    _grafana_settings,
-    _health,
     _local_accounts,
-    _monitoring,
-    _mpi_env,
     _pytorch_env_settings,
-    _rdma_peermem,
-    _service_units,
     _shared_storage,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import (
     _slurm_accounts,
     _slurm_containers,
     _slurm_dbd_settings,
     _slurm_maintenance,
     _slurm_model,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate import (
     _validate_checks,
     _validate_report,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_chrony,
     test_cluster_users,
@@ -399,7 +409,7 @@ SLURM_ENV = {"SLURM_JOB_ID": "4242", "SLURM_STEP_ID": "0", "SLURM_STEP_NODELIST"
                                                                             if isinstance(value, str)])),
                                max_size=4))
 def test_the_job_environment_never_breaks_a_python_start(changes):
-    from ansible_collections.gpuops.cluster.plugins.module_utils import _torch_slurm_env
+    from ansible_collections.gpuops.cluster.plugins.module_utils.site import _torch_slurm_env
     environ = dict(SLURM_ENV, **changes)
     values, _seconds = bounded(BUDGET, _torch_slurm_env.torch_env, environ)
     for name, value in values.items():

@@ -10,7 +10,7 @@ import pytest
 
 from hypothesis import given, settings, strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import (
     MAX_HOSTS,
     MAX_RANGE,
     HostlistError,

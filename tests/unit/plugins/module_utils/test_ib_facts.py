@@ -20,8 +20,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _ib_facts
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import _ib_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import (
     IbFactsError,
     build_facts,
     hcas_from_sysfs,

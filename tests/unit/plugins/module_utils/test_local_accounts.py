@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._local_accounts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._local_accounts import (
     AccountsError,
     host_accounts,
     plan,

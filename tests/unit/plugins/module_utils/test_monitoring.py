@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The monitoring plan (module_utils/_monitoring.py): targets, prometheus.yml, alertmanager.yml, settings checks."""
+"""The monitoring plan (module_utils/monitoring/_monitoring.py): targets, prometheus.yml, alertmanager.yml, settings checks."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._monitoring import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._monitoring import (
     alertmanager_config,
     host_target,
     prometheus_config,

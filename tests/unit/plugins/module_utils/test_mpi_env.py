@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import build_facts, parse_ibstat
-from ansible_collections.gpuops.cluster.plugins.module_utils._mpi_env import MpiEnvError, ucx_env
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import build_facts, parse_ibstat
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._mpi_env import MpiEnvError, ucx_env
 
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The pytorch_env role's settings (module_utils/_pytorch_env_settings.py): every message, all problems at once,
+"""The pytorch_env role's settings (module_utils/site/_pytorch_env_settings.py): every message, all problems at once,
 pip's environment and the directories."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._pytorch_env_settings import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._pytorch_env_settings import (
     PytorchEnvError,
     directories,
     pip_env,

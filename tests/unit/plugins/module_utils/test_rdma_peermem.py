@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The rdma_peermem role's settings check and port report (module_utils/_rdma_peermem.py); the role running them
+"""The rdma_peermem role's settings check and port report (module_utils/fabric/_rdma_peermem.py); the role running them
 over real ibstat captures is tests/roles/test_rdma_nccl.py."""
 
 from __future__ import absolute_import, division, print_function
@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _rdma_peermem as rp
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import _rdma_peermem as rp
 
 # What the role passes with its defaults on Debian.
 SETTINGS = {"packages": [], "default_packages": ["rdma-core", "infiniband-diags"], "os_family": "Debian",

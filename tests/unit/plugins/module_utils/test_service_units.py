@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._host_probe import parse_systemctl_show
-from ansible_collections.gpuops.cluster.plugins.module_utils._service_units import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._host_probe import parse_systemctl_show
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._service_units import (
     ServiceUnitsError,
     not_running,
     plan,

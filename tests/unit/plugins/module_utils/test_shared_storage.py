@@ -8,7 +8,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _shared_storage as ss
+from ansible_collections.gpuops.cluster.plugins.module_utils.site import _shared_storage as ss
 
 HOSTS = {
     "ctl": {"addresses": ["172.31.240.2", "10.10.0.1"], "names": ["ctl", "ctl.cluster.example"]},

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_accounts import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_accounts import (
     ACCOUNT_FIELDS,
     ASSOC_FIELDS,
     LIMIT_KEYS,
@@ -770,7 +770,7 @@ def wanted_lists(draw):
 
 
 def _comparable_state(state):
-    from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_accounts import _comparable, _is_unset
+    from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_accounts import _comparable, _is_unset
 
     def limits(values):
         return dict((k, _comparable(k, v)) for k, v in values.items() if not _is_unset(k, v))

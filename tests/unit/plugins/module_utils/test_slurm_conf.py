@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_conf import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
     CGROUP_CONF_KEYS,
     REMOVED_KEYS,
     SLURM_CONF_KEYS,

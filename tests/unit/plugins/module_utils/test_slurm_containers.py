@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""enroot and pyxis on a Slurm host (module_utils/_slurm_containers.py): paths, rebuild decision, input errors."""
+"""enroot and pyxis on a Slurm host (module_utils/slurm/_slurm_containers.py): paths, rebuild decision, input errors."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -9,7 +9,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_containers import mount_of, plan, source_kind
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_containers import mount_of, plan, source_kind
 
 GIB = 1024 ** 3
 SETTINGS = {

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The slurm_dbd role's settings check (module_utils/_slurm_dbd_settings.py): every message, all problems at once,
+"""The slurm_dbd role's settings check (module_utils/slurm/_slurm_dbd_settings.py): every message, all problems at once,
 the password never quoted."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_dbd_settings import settings_errors
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_dbd_settings import settings_errors
 
 DEFAULTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "slurm_dbd", "defaults",
                         "main.yml")

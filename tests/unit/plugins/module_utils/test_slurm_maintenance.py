@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The slurm_maintenance role's settings check and plan line (module_utils/_slurm_maintenance.py): every message,
+"""The slurm_maintenance role's settings check and plan line (module_utils/slurm/_slurm_maintenance.py): every message,
 all problems at once."""
 
 from __future__ import absolute_import, division, print_function
@@ -13,7 +13,7 @@ import os
 import pytest
 import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_maintenance import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_maintenance import (
     SlurmMaintenanceError,
     plan_message,
     settings_errors,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The Slurm exporter's readers (module_utils/_slurm_metrics.py) over real captures (tests/fixtures/slurm_exporter)."""
+"""The Slurm exporter's readers (module_utils/monitoring/_slurm_metrics.py) over real captures (tests/fixtures/slurm_exporter)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,7 +11,7 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_metrics import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import (
     COMMANDS,
     SlurmMetricsError,
     count_by,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The Slurm cluster model (module_utils/_slurm_model.py).
+"""The Slurm cluster model (module_utils/slurm/_slurm_model.py).
 
 GPU facts come from a real capture (tests/fixtures/nvidia-smi-xml/
 datakit_8x-tesla-v100s-pcie-32gb.xml: eight Tesla V100S-PCIE-32GB) through
@@ -28,9 +28,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import build_facts, parse_smi_xml
-from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import expand
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_model import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import expand
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     NODE_VARS,
     SETTING_KEYS,
     SlurmModelError,
@@ -1747,7 +1747,7 @@ def test_bundle_handlers_fresh_controller_with_configless_dropin():
     assert bundle_handlers(bundle, {"controller": True, "compute": False}, probe, False) == ["daemon reload"]
 
 
-# --- topology (module_utils/_topology.py through the model) ------------------------
+# --- topology (module_utils/fabric/_topology.py through the model) ------------------------
 
 TOPOLOGY = {"plugin": "auto", "switch_parents": {}, "block_sizes": [], "ca_hosts": {}, "ibnetdiscover": "",
             "allow_missing": False}

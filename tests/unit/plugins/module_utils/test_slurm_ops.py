@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Day-2 Slurm operations: versions, upgrade checks, package and cluster state (plugins/module_utils/_slurm_ops.py).
+"""Day-2 Slurm operations: versions, upgrade checks, package and cluster state (plugins/module_utils/slurm/_slurm_ops.py).
 
 Captures: tests/fixtures/slurm_ops/*.txt (this project's Debian 12 containers)
 and tests/fixtures/scontrol/*.txt. Expected values were written by hand from
@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_ops import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_ops import (
     KNOWN_RELEASES,
     SlurmOpsError,
     cluster_state,

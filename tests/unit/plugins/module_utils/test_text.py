@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._text import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import (
     MAX_DIGITS,
     as_text,
     cap,

@@ -17,9 +17,9 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import parse_smi_xml
-from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import expand
-from ansible_collections.gpuops.cluster.plugins.module_utils._topology import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import expand
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._topology import (
     TopologyError,
     ca_host,
     choose_topology_plugin,

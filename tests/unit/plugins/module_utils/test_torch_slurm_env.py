@@ -10,8 +10,8 @@ import pytest
 
 from hypothesis import given, strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._hostlist import compress, expand
-from ansible_collections.gpuops.cluster.plugins.module_utils._torch_slurm_env import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import compress, expand
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._torch_slurm_env import (
     apply,
     first_host,
     in_step,

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Parsers and expected figures of the validation playbook (plugins/module_utils/_validate.py).
+"""Parsers and expected figures of the validation playbook (plugins/module_utils/validate/_validate.py).
 
 Captures under tests/fixtures/nccl-tests and tests/fixtures/ib_write_bw are
 listed in tests/fixtures/VALIDATE_SOURCES.md; the expected values below were
@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import (
     NODE_KEYS,
     ValidateError,
     expected_internode_busbw,

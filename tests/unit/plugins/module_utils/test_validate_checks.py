@@ -14,9 +14,10 @@ import os
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils import _gpu_facts, _ib_facts
-from ansible_collections.gpuops.cluster.plugins.module_utils._clock import best_sample
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import _ib_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu import _gpu_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import best_sample
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import (
     expected_ports,
     ib_pairs,
     job_checks,
@@ -28,7 +29,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks im
     topology_checks,
     topology_placement_request,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError, parse_scontrol_topology
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import ValidateError, parse_scontrol_topology
 # A real `chronyc tracking` capture (its source: tests/fixtures/VALIDATE_SOURCES.md).
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils.test_validate import CHRONY_PPS
 
@@ -564,7 +565,7 @@ def test_inputs_are_not_modified():
 
 
 def test_health_last_result():
-    from ansible_collections.gpuops.cluster.plugins.module_utils._validate_checks import health_last_result
+    from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import health_last_result
     assert health_last_result("n", None)["status"] == "not_run"
     passed = {"mode": "interval", "time": "2026-11-24T10:00:00+0000", "status": "pass",
               "counts": {"pass": 8, "fail": 0, "not_run": 3}, "results": []}

@@ -20,10 +20,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import build_facts, parse_smi_xml, parse_topo
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import build_facts as build_ib_facts
-from ansible_collections.gpuops.cluster.plugins.module_utils._ib_facts import parse_ibstat
-from ansible_collections.gpuops.cluster.plugins.module_utils._validate_report import (
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml, parse_topo
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import build_facts as build_ib_facts
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts import parse_ibstat
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_report import (
     ReportError,
     check_results,
     compact,

@@ -18,9 +18,9 @@ import pytest
 
 from ansible.module_utils.common import warnings as module_warnings
 from ansible.module_utils.testing import patch_module_args
-from ansible_collections.gpuops.cluster.plugins.module_utils import _gpu_collect
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu import _gpu_collect
 from ansible_collections.gpuops.cluster.plugins.modules import gpu_facts
-from ansible_collections.gpuops.cluster.plugins.module_utils._gpu_facts import read_pci_devices
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import read_pci_devices
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 V100S_XML = os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")

@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.gpuops.cluster.plugins.module_utils._slurm_ops import cluster_state
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_ops import cluster_state
 from ansible_collections.gpuops.cluster.plugins.test import slurm_ops
 from ansible_collections.gpuops.cluster.plugins.test.slurm_ops import TestModule as SlurmOpsTests
 

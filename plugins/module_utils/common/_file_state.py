@@ -1,0 +1,132 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Compare wanted files and directories with what one ``find`` call saw.
+
+A role looks at every file it manages with a single
+``ansible.builtin.find`` (``get_checksum: true``), then runs its copy/file
+tasks only over the entries this module says are stale. An idempotent run
+then costs one remote call instead of two per file, and the copy/file
+modules still do every real change (and ``--check``/``--diff``).
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import base64
+import binascii
+import hashlib
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip, shown
+
+
+class FileStateError(Exception):
+    """A wanted entry or the find result is malformed."""
+
+
+def _text_bytes(content):
+    if isinstance(content, (bytes, bytearray)):
+        return bytes(content)
+    if not isinstance(content, str):
+        raise FileStateError("content must be text, not %s" % shown(content))
+    try:
+        return content.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate surrogateescape never makes: not a file's text
+        raise FileStateError("content holds %s, which is not text a file can hold" % shown(content, 80))
+
+
+def content_checksum(content):
+    """The SHA-1 that ``find``/``stat`` report for a file holding content."""
+    return hashlib.sha1(_text_bytes(content)).hexdigest()
+
+
+_MODE_RE = re.compile(r"\s*[0-7]{1,6}\s*\Z")
+
+
+def _norm_mode(mode):
+    if mode is None:
+        return None
+    text = mode if isinstance(mode, str) else str(mode) if isinstance(mode, int) and 0 <= mode < 10 ** 6 else ""
+    if not _MODE_RE.match(text):
+        raise FileStateError("mode %s is not an octal string such as '0644'" % shown(mode))
+    return "%04o" % int(text, 8)
+
+
+def index_found(found):
+    """Map path -> entry for the ``files`` list of a find result (or the result)."""
+    if isinstance(found, dict):
+        found = found.get("files", [])
+    if not isinstance(found, (list, tuple)):
+        raise FileStateError("expected the find result or its files list, got %s" % type(found).__name__)
+    index = {}
+    for entry in found:
+        if not isinstance(entry, dict) or "path" not in entry:
+            raise FileStateError("find entry without a path: %s" % shown(entry))
+        index[entry["path"].rstrip("/") or "/"] = entry
+    return index
+
+
+def is_stale(wanted, have):
+    """True when the wanted entry differs from what was found (or is missing).
+
+    wanted: dict with path, and optionally state (file|directory|absent), owner,
+    group, mode and content (files).
+    """
+    if not isinstance(wanted, dict) or not wanted.get("path") or not isinstance(wanted["path"], str):
+        raise FileStateError("each wanted entry needs a path: %s" % shown(wanted))
+    path = wanted["path"].rstrip("/") or "/"
+    entry = have.get(path)
+    state = wanted.get("state", "file")
+    if state not in ("file", "directory", "absent"):
+        raise FileStateError("state %s for %s: use file, directory or absent" % (shown(state), clip(path, 200)))
+    if state == "absent":
+        return entry is not None
+    if entry is None:
+        return True
+    if state == "directory":
+        if not entry.get("isdir", False):
+            return True
+    else:
+        if not entry.get("isreg", False):
+            return True
+        if "content" in wanted and wanted["content"] is not None:
+            if entry.get("checksum") != content_checksum(wanted["content"]):
+                return True
+        if wanted.get("content_b64") is not None:
+            try:
+                data = base64.b64decode(wanted["content_b64"], validate=True)
+            except (TypeError, ValueError, binascii.Error):
+                raise FileStateError("content_b64 of %s is not valid base64" % path)
+            if entry.get("checksum") != content_checksum(data):
+                return True
+    for key, field in (("owner", "pw_name"), ("group", "gr_name")):
+        value = wanted.get(key)
+        if value is not None and not isinstance(value, (str, int)) or isinstance(value, bool):
+            raise FileStateError("%s %s of %s is not a user or group name" % (key, shown(value), clip(path, 200)))
+        if value is not None and entry.get(field) != (value if isinstance(value, str) else "%d" % value):
+            return True
+    want_mode = _norm_mode(wanted.get("mode"))
+    if want_mode is not None and _norm_mode(entry.get("mode")) != want_mode:
+        return True
+    return False
+
+
+def stale_entries(wanted, found):
+    """The wanted entries that differ from the find result, in their order.
+
+    wanted may also be a dict of such lists (files grouped by the handler they notify): the result
+    is then the same dict with each list cut to its stale entries, from one reading of found.
+    """
+    have = index_found(found)
+    if isinstance(wanted, dict):
+        return dict((key, _stale(group, have, key)) for key, group in wanted.items())
+    return _stale(wanted, have)
+
+
+def _stale(wanted, have, key=None):
+    if not isinstance(wanted, (list, tuple)):
+        raise FileStateError("expected a list of wanted entries%s, got %s"
+                             % ("" if key is None else " under %s" % shown(key), type(wanted).__name__))
+    return [item for item in wanted if is_stale(item, have)]

@@ -1,0 +1,246 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The monitoring plan: who is scraped where, Prometheus' and Alertmanager's configuration, input checks.
+
+Pure functions, computed once per play on the monitoring host from every
+host's few values (``targets``). Each target is scraped at its cluster
+address (``gpuops_monitoring_address``, else the address of its default
+route) and labelled with its inventory name (``instance``) and its Slurm
+node name (``node``, the collection's one rule), so alerts and dashboards
+join Prometheus series with what Slurm says about the node.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import ipaddress
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import node_name
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
+
+
+class MonitoringError(Exception):
+    """Input the monitoring plan cannot use."""
+
+
+JOBS = ("node", "gpu", "slurm")
+
+
+def _address(text):
+    try:
+        return str(ipaddress.ip_address(str(text)))
+    except ValueError:
+        return None
+
+
+def host_target(host, variables, by_name=False):
+    """{host, node, address} of one inventory host from its hostvars, or {host, error}.
+
+    by_name: a host whose address is not known (no gpuops_monitoring_address,
+    no default route in its facts) is scraped by the name Ansible reaches it
+    by (ansible_host, else its inventory name), which Prometheus resolves;
+    "by_name" says so.
+    """
+    variables = variables or {}
+    facts = variables.get("ansible_facts") or {}
+    given = variables.get("gpuops_monitoring_address")
+    default = (facts.get("default_ipv4") or {}).get("address")
+    address = _address(given) if given else _address(default) if default else None
+    if given and not address:
+        return {"host": host, "error": "gpuops_monitoring_address %r is not an IP address" % (given,)}
+    named = False
+    if not address and by_name:
+        address, named = str(variables.get("ansible_host") or host), True
+    if not address:
+        return {"host": host, "error": "no address: set gpuops_monitoring_address, or gather its facts "
+                                       "(it has no default IPv4 route)"}
+    gpus = facts.get("gpuops_gpus") if hasattr(facts.get("gpuops_gpus"), "get") else None
+    return {"host": host, "address": address,
+            "node": node_name(host, variables.get("slurm_node_name"), facts.get("hostname")),
+            # False only when gpu_facts ran there and found no GPU (nvidia-smi or PCI bus): no GPU exporter.
+            "gpus": None if gpus is None else bool(gpus.get("count") or gpus.get("pci_gpus")), "by_name": named}
+
+
+def _hostport(address, port):
+    return "[%s]:%d" % (address, port) if ":" in address else "%s:%d" % (address, port)
+
+
+def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False):
+    """{"targets": {job: [target]}, "errors": [...], "by_name": [...]} for the scrape jobs node (every
+    host), gpu, slurm and the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered
+    facts show no GPU is not a gpu target (the role installs no GPU exporter there). by_name: see
+    host_target; the hosts scraped by name are listed."""
+    seen, errors, named = {}, [], []
+    for host in list(hosts) + list(monitoring_hosts):
+        if host not in seen:
+            seen[host] = host_target(host, hostvars.get(host) if hasattr(hostvars, "get") else hostvars[host], by_name)
+            if seen[host].get("error"):
+                errors.append("%s: %s" % (host, seen[host]["error"]))
+            elif seen[host]["by_name"]:
+                named.append(host)
+    out = {"node": [], "gpu": [], "slurm": [], "prometheus": [], "alertmanager": []}
+    for job, members in (("node", hosts), ("gpu", gpu_hosts), ("slurm", slurm_hosts),
+                         ("prometheus", monitoring_hosts), ("alertmanager", monitoring_hosts)):
+        for host in members:
+            if host in seen and not seen[host].get("error") and not (job == "gpu" and seen[host]["gpus"] is False):
+                out[job].append(dict((key, seen[host][key]) for key in ("host", "node", "address")))
+    return {"targets": out, "errors": errors, "by_name": named}
+
+
+def prometheus_config(plan, settings):
+    """prometheus.yml as a dict.
+
+    plan: targets(); settings: scrape_interval, scrape_timeout,
+    evaluation_interval, external_labels, rule_files, ports {job: port},
+    extra_scrape_configs (appended as given).
+    """
+    ports = settings["ports"]
+    scrape_configs = []
+    for job in ("prometheus", "alertmanager") + JOBS:
+        members = plan["targets"].get(job) or []
+        if not members:
+            continue
+        config = {"job_name": job, "static_configs": [
+            {"targets": [_hostport(target["address"], int(ports[job]))],
+             "labels": {"instance": target["host"], "node": target["node"]}} for target in members]}
+        if job == "slurm":
+            # Its per-node series carry their own node label: keep it.
+            config["honor_labels"] = True
+        scrape_configs.append(config)
+    scrape_configs.extend(settings.get("extra_scrape_configs") or [])
+    config = {
+        "global": {"scrape_interval": settings["scrape_interval"], "scrape_timeout": settings["scrape_timeout"],
+                   "evaluation_interval": settings["evaluation_interval"]},
+        "rule_files": list(settings.get("rule_files") or []),
+        "scrape_configs": scrape_configs,
+    }
+    if settings.get("external_labels"):
+        config["global"]["external_labels"] = dict(settings["external_labels"])
+    managers = plan["targets"].get("alertmanager") or []
+    if managers:
+        config["alerting"] = {"alertmanagers": [{"static_configs": [
+            {"targets": [_hostport(target["address"], int(ports["alertmanager"])) for target in managers]}]}]}
+    return config
+
+
+def alertmanager_config(settings):
+    """alertmanager.yml as a dict: the route (group by alert and node), receivers and inhibitions from settings."""
+    receivers = list(settings.get("receivers") or [{"name": "default"}])
+    route = {"receiver": receivers[0].get("name", "default"), "group_by": ["alertname", "node"],
+             "group_wait": "10s", "group_interval": "1m", "repeat_interval": "4h"}
+    route.update(settings.get("route") or {})
+    config = {"route": route, "receivers": receivers}
+    if settings.get("inhibit_rules"):
+        config["inhibit_rules"] = list(settings["inhibit_rules"])
+    return config
+
+
+# The exporters' port variables, by scrape job.
+_PORT_VARIABLES = {"node": "node_exporter", "gpu": "gpu_exporter", "slurm": "slurm_exporter"}
+# What a setting holds when it is set (None is "not set"): (key, variable, type, what to give).
+_SHAPES = (
+    ("external_labels", "prometheus_external_labels", dict, "a mapping of label name to value (cluster: lab)"),
+    ("rule_files", "prometheus_rule_files", list, "a list of rule file paths"),
+    ("extra_scrape_configs", "prometheus_extra_scrape_configs", list,
+     "a list of Prometheus scrape configs (mappings with a job_name)"),
+    ("route", "prometheus_alertmanager_route", dict, "a mapping of Alertmanager route settings (repeat_interval: 4h)"),
+    ("inhibit_rules", "prometheus_alertmanager_inhibit_rules", list, "a list of Alertmanager inhibit rules"),
+)
+
+
+def settings_errors(settings):
+    """Messages naming the variable and the fix, for the monitoring settings (any value of any type; never raises)."""
+    if not isinstance(settings, dict):
+        return ["the monitoring settings must be a mapping of the prometheus_ settings, not %s" % shown(settings)]
+    errors = []
+    seconds = {}
+    for key in ("scrape_interval", "scrape_timeout", "evaluation_interval", "retention_time"):
+        value = settings.get(key)
+        if value is None:
+            continue
+        seconds[key] = duration_seconds(value)
+        if seconds[key] is None:
+            errors.append("prometheus_%s: %s is not a Prometheus duration: write it like 15s, 1m or 30d"
+                          % (key, shown(value)))
+    ports = settings.get("ports")
+    if ports is not None and not isinstance(ports, dict):
+        errors.append("gpuops_monitoring_*_port: the ports must be a mapping of service to port, not %s" % shown(ports))
+        ports = {}
+    good = []
+    for key in ("prometheus", "alertmanager") + JOBS if ports else ():
+        if key not in ports:
+            errors.append("gpuops_monitoring_%s_port is not set: give a number from 1 to 65535"
+                          % _PORT_VARIABLES.get(key, key))
+    for key in sorted(ports or {}, key=_sort_key):
+        port = ports[key]
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+            errors.append("gpuops_monitoring_%s_port: %s is not a TCP port: give a number from 1 to 65535"
+                          % (_PORT_VARIABLES.get(key, key) if isinstance(key, str) else shown(key), shown(port)))
+        else:
+            good.append(port)
+    if len(good) != len(set(good)):
+        errors.append("gpuops_monitoring_*_port: two services have the same port (%s): give each its own"
+                      % ", ".join(str(port) for port in sorted(good)))
+    if seconds.get("scrape_interval") and seconds.get("scrape_timeout") \
+            and seconds["scrape_timeout"] > seconds["scrape_interval"]:
+        errors.append("prometheus_scrape_timeout: %s is longer than prometheus_scrape_interval %s: "
+                      "make it shorter" % (settings["scrape_timeout"], settings["scrape_interval"]))
+    for key, variable, kind, what in _SHAPES:
+        value = settings.get(key)
+        if value is not None and not isinstance(value, kind):
+            errors.append("%s must be %s, not %s" % (variable, what, shown(value)))
+    for index, config in enumerate(settings.get("extra_scrape_configs") if isinstance(
+            settings.get("extra_scrape_configs"), list) else []):
+        if not isinstance(config, dict) or not isinstance(config.get("job_name"), str) or not config["job_name"]:
+            errors.append("prometheus_extra_scrape_configs[%d]: give a mapping with a job_name (and its "
+                          "static_configs), not %s" % (index, shown(config)))
+    errors.extend(_receiver_errors(settings.get("receivers")))
+    return errors
+
+
+def _receiver_errors(receivers):
+    if receivers is None:
+        return []
+    if not isinstance(receivers, list) or not receivers:
+        return ["prometheus_alertmanager_receivers: give a list of Alertmanager receivers, "
+                "at least one (a name alone is a receiver that drops alerts)"]
+    errors, names = [], []
+    for index, receiver in enumerate(receivers):
+        name = receiver.get("name") if isinstance(receiver, dict) else None
+        if not isinstance(receiver, dict) or name is None or name == "":
+            errors.append("prometheus_alertmanager_receivers[%d]: each receiver needs a name" % index)
+        elif not isinstance(name, str):
+            errors.append("prometheus_alertmanager_receivers[%d]: name %s is not a string: give each receiver a "
+                          "name such as ops" % (index, shown(name)))
+        else:
+            names.append(name)
+    if len(names) != len(set(names)):
+        errors.append("prometheus_alertmanager_receivers: receiver names must be unique (%s)" % ", ".join(names))
+    return errors
+
+
+def _sort_key(key):
+    return (0, key) if isinstance(key, str) else (1, shown(key))
+
+
+# Prometheus' duration (model.ParseDuration): units from years to milliseconds, each at most once, largest first;
+# a number of at most 12 digits each (one pattern of optional parts in a row: no repetition inside repetition).
+_DURATION_RE = re.compile(r"(?=[0-9])(?:([0-9]{1,12})y)?(?:([0-9]{1,12})w)?(?:([0-9]{1,12})d)?(?:([0-9]{1,12})h)?"
+                          r"(?:([0-9]{1,12})m)?(?:([0-9]{1,12})s)?(?:([0-9]{1,12})ms)?\Z")
+# Prometheus keeps a duration in int64 milliseconds.
+_MAX_SECONDS = (2 ** 63 - 1) // 1000
+
+
+def duration_seconds(value):
+    """Seconds of a Prometheus duration such as 1m30s, or None for anything else (of any type)."""
+    if not isinstance(value, str):
+        return None
+    match = _DURATION_RE.match(value)
+    if not match:
+        return None
+    factors = (31536000, 604800, 86400, 3600, 60, 1, 0.001)
+    total = sum(int(number) * factor for number, factor in zip(match.groups(), factors) if number)
+    return total if total <= _MAX_SECONDS else None

@@ -1,0 +1,1307 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The Slurm cluster model: one pure function from inventory and facts to configuration.
+
+``build_model(inventory, settings)`` turns the groups, each node's facts and
+host variables, and the cluster-wide settings into everything the Slurm roles
+write: node names (one rule, ``node_name``), slurm.conf lines with identical
+nodes grouped into one hostlist line (nodes of one model whose memory differs a
+little share the smallest RealMemory: ``group_real_memory``), gres.conf lines
+per node (facts or the inventory override, one renderer), cgroup.conf lines,
+the restart fingerprint, and every input error as a message that names the
+variable and the fix.
+
+It is computed once per play (a run_once task) and shared by every host,
+which then only looks up its own entry in ``hosts``: a host's own work does
+not grow with the size of the cluster.
+
+Inputs (plain data; the filter plugin collects them from hostvars):
+
+inventory::
+
+    {"controllers": [host], "computes": [host, ...], "dbd": [host] or [],
+     "hosts": {host: {"facts": {hostname, memtotal_mb, processor_vcpus,
+                                processor_count, processor_cores,
+                                processor_threads_per_core},
+                      "gpus": gpuops_gpus or None,
+                      "vars": {slurm_node_name, slurm_node_addr,
+                               slurm_node_gres, slurm_node_real_memory,
+                               slurm_node_features, slurm_node_weight}}}}
+
+settings: see ``SETTING_KEYS``.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import difflib
+import json
+import re
+
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import (
+    HostlistError,
+    compress,
+    expand,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
+    SlurmConfError,
+    check_keys,
+    node_name,
+    render_lines,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import guarded, shown
+from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._topology import topology_plan
+
+
+class SlurmModelError(Exception):
+    """The model's input is not the shape the filter promises (a bug, not a user error)."""
+
+
+# Names Slurm and the shell handle without quoting. fullmatch (\Z), so a
+# trailing newline is refused too.
+_NODE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_PARTITION_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}\Z")
+_ACCOUNT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
+_USER_NAME = re.compile(r"[a-z_][a-z0-9_.-]{0,31}\Z")
+_CLUSTER_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}\Z")
+_GRES_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+_GRES_FILE = re.compile(r"/dev/[A-Za-z0-9_./-]+(\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\][A-Za-z0-9_./-]*)?\Z")
+_CPU_LIST = re.compile(r"[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\Z")
+_LINKS = re.compile(r"-?[0-9]+(,-?[0-9]+)*\Z")
+_POSITIVE = re.compile(r"[1-9][0-9]{0,8}\Z")
+_ADDR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,253}\Z")
+_FEATURE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}\Z")
+
+# PartitionName options (slurm.conf(5), 22.05 to 24.11). Nodes and
+# PartitionName itself come from the partition's own name and nodes keys.
+PARTITION_OPTIONS = frozenset("""
+AllocNodes AllowAccounts AllowGroups AllowQos Alternate CpuBind Default DefaultTime DefCpuPerGPU DefMemPerCPU
+DefMemPerGPU DefMemPerNode DenyAccounts DenyQos DisableRootJobs ExclusiveTopo ExclusiveUser GraceTime Hidden LLN
+MaxCPUsPerGPU MaxCPUsPerNode MaxCPUsPerSocket MaxMemPerCPU MaxMemPerNode MaxNodes MaxTime MinNodes OverSubscribe
+OverTimeLimit PowerDownOnIdle PreemptMode PriorityJobFactor PriorityTier QOS ReqResv ResumeTimeout RootOnly
+SelectTypeParameters State SuspendTime SuspendTimeout TRESBillingWeights
+""".split())
+_PARTITION_KEYS = frozenset(["name", "nodes", "default", "options"])
+# PartitionName line keys that a partition gives with its own keys, not under options.
+_OWN_KEYS = {"nodes": "the partition's nodes key", "partitionname": "the partition's name key"}
+_GRES_KEYS = frozenset(["name", "type", "count", "file", "cores", "links"])
+
+# What the filter copies out of each compute node's host variables.
+NODE_VARS = ("slurm_node_name", "slurm_node_addr", "slurm_node_gres", "slurm_node_real_memory",
+             "slurm_node_features", "slurm_node_weight", "slurm_topology_switch", "slurm_topology_block")
+FACT_KEYS = ("hostname", "memtotal_mb", "processor_vcpus", "processor_count", "processor_cores",
+             "processor_threads_per_core")
+
+SETTING_KEYS = (
+    "cluster_name", "controller_group", "compute_group", "dbd_group", "series", "user", "config_dir", "log_dir",
+    "state_dir", "spool_dir", "slurmctld_pidfile", "slurmd_pidfile", "configless", "accounting", "dbd_port",
+    "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
+    "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
+    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology",
+)
+# settings["topology"]: what the slurm_topology* variables give (the role's defaults/main.yml).
+TOPOLOGY_SETTINGS = {
+    "plugin": "slurm_topology", "switch_parents": "slurm_topology_switch_parents",
+    "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
+    "ibnetdiscover": "slurm_topology_discover", "allow_missing": "slurm_topology_allow_missing",
+}
+# The topology plan's words for its inputs, and the variables a user sets them with.
+_TOPOLOGY_WORDS = {"node_switches": "slurm_topology_switch", "switch_parents": "slurm_topology_switch_parents",
+                   "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
+                   "blocks": "slurm_topology_block"}
+# The identifiers anywhere; "blocks" only where it names the input (blocks[rack1], "blocks: ...").
+_TOPOLOGY_WORD_RE = re.compile(r"\b(node_switches|switch_parents|block_sizes|ca_hosts)\b|\b(blocks)(?=[\[:])")
+_TOPOLOGY_WRITTEN = ("topology/tree", "topology/block")
+
+# RealMemory from MemTotal: the settings' defaults (the role's) and the values they may take.
+REAL_MEMORY_SETTINGS = {
+    # key: (role variable, default, lowest, highest, what a bad value is told)
+    "real_memory_margin_pct": ("slurm_real_memory_margin_pct", 5, 0, 99,
+                               "give a whole number from 0 to 99, the percentage of MemTotal each node keeps out of "
+                               "RealMemory."),
+    "real_memory_round_mb": ("slurm_real_memory_round_mb", 1024, 0, 65536,
+                             "give a whole number of MB from 0 to 65536: each node's RealMemory is rounded down to a "
+                             "multiple of it (1024: whole GiB; 0 or 1: not rounded)."),
+    "real_memory_group_pct": ("slurm_real_memory_group_pct", 1, 0, 10,
+                              "give a whole number from 0 to 10: nodes of one model whose RealMemory is at most this "
+                              "percentage below the largest share one NodeName line with the smallest (0: only equal "
+                              "ones)."),
+}
+
+# The text to cap what an input error quotes of a user's value.
+_SHOWN = 60
+
+
+def _shown(value):
+    try:
+        text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
+    except (ValueError, TypeError, RecursionError):
+        # An int past 4,300 digits, keys that do not sort, nesting past what json recurses through.
+        text = shown(value, _SHOWN)
+    if len(text) > _SHOWN:
+        text = text[:_SHOWN] + "..."
+    return json.dumps(text) if isinstance(value, str) else text
+
+
+def _compress(names):
+    """A hostlist of names; names a hostlist cannot carry (already reported as errors) are joined as they are."""
+    try:
+        return compress(names)
+    except HostlistError:
+        return ",".join(str(name) for name in names)
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_int(value):
+    """int of an int or a short decimal string; None otherwise (never a Python error)."""
+    if _is_int(value):
+        return value
+    if isinstance(value, str) and re.match(r"[0-9]{1,12}\Z", value.strip()):
+        return int(value.strip())
+    return None
+
+
+# --------------------------------------------------------------------------
+# gres.conf: one renderer for facts and inventory overrides
+
+def gres_line(entry):
+    """``Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-15 Links=...`` for one GRES entry.
+
+    entry: name (default gpu), type, count, file, cores, links. File wins over
+    Count (Slurm counts the files).
+    """
+    name = entry.get("name") or "gpu"
+    parts = ["Name=%s" % name]
+    if entry.get("type"):
+        parts.append("Type=%s" % entry["type"])
+    if entry.get("file"):
+        parts.append("File=%s" % entry["file"])
+    else:
+        parts.append("Count=%s" % entry.get("count"))
+    if entry.get("cores"):
+        parts.append("Cores=%s" % entry["cores"])
+    if entry.get("links"):
+        parts.append("Links=%s" % entry["links"])
+    return " ".join(parts)
+
+
+def gres_value(entries):
+    """slurm.conf ``Gres=`` value for GRES entries: name[:type]:count joined by commas."""
+    items = []
+    for entry in entries:
+        name = entry.get("name") or "gpu"
+        items.append("%s%s:%s" % (name, (":" + entry["type"]) if entry.get("type") else "", entry.get("count")))
+    return ",".join(items)
+
+
+def gres_count(value, name="gpu"):
+    """The number of GRES called name in a slurm.conf Gres= value ('gpu:a100:4,gpu:t4:2' -> 6)."""
+    total = 0
+    for item in (value or "").split(","):
+        fields = item.split("(")[0].strip().split(":")
+        if not fields or fields[0] != name or len(fields) < 2:
+            continue
+        count = fields[-1]
+        number = _as_int(count)
+        if number is None:
+            # gpu:a100 without a count means 1 in Slurm; a K/M suffix is not used for GPUs.
+            number = 1 if not re.match(r"[0-9]", count) else 0
+        total += number
+    return total
+
+
+def _check_gres_override(host, entries):
+    errors = []
+    var = "slurm_node_gres on %s" % host
+    if not isinstance(entries, list):
+        return ["%s must be a list of GRES entries such as [{type: a100, count: 4, file: \"/dev/nvidia[0-3]\"}], "
+                "not %s." % (var, _shown(entries))]
+    for position, entry in enumerate(entries):
+        where = "%s[%d]" % (var, position)
+        if not isinstance(entry, dict):
+            errors.append("%s must be a mapping with keys %s, not %s." % (where, ", ".join(sorted(_GRES_KEYS)), _shown(entry)))
+            continue
+        unknown = sorted(str(key) for key in entry if key not in _GRES_KEYS)
+        if unknown:
+            errors.append("%s has unknown keys %s: use only %s." % (where, ", ".join(unknown), ", ".join(sorted(_GRES_KEYS))))
+        count = _as_int(entry.get("count"))
+        if count is None or count < 1 or count > 1024:
+            errors.append("%s: count %s is not a whole number from 1 to 1024; give the number of devices."
+                          % (where, _shown(entry.get("count"))))
+        name = entry.get("name", "gpu")
+        if not isinstance(name, str) or not _GRES_TOKEN.match(name):
+            errors.append("%s: name %s is not a GRES name (letters, digits, _ . -), for example gpu." % (where, _shown(name)))
+        gtype = entry.get("type")
+        if gtype not in (None, "") and (not isinstance(gtype, str) or not _GRES_TOKEN.match(gtype)):
+            errors.append("%s: type %s is not a GRES type (letters, digits, _ . -), for example a100." % (where, _shown(gtype)))
+        gfile = entry.get("file")
+        if gfile not in (None, ""):
+            if not isinstance(gfile, str) or not _GRES_FILE.match(gfile):
+                errors.append("%s: file %s is not a device path such as /dev/nvidia0 or /dev/nvidia[0-3]."
+                              % (where, _shown(gfile)))
+            elif count is not None:
+                try:
+                    files = len(expand(gfile))
+                except HostlistError:
+                    files = None
+                if files is not None and files != count:
+                    errors.append("%s: file %s names %d devices but count is %d; make them agree."
+                                  % (where, gfile, files, count))
+        elif name == "gpu":
+            errors.append("%s: a GPU needs file (for example \"/dev/nvidia[0-3]\"): Slurm binds GPUs by device file."
+                          % where)
+        cores = entry.get("cores")
+        if cores not in (None, "") and (not isinstance(cores, str) or not _CPU_LIST.match(cores)):
+            errors.append("%s: cores %s is not a CPU list such as 0-15,32-47." % (where, _shown(cores)))
+        links = entry.get("links")
+        if links not in (None, "") and (not isinstance(links, str) or not _LINKS.match(links)):
+            errors.append("%s: links %s is not a list of link counts such as -1,2,2,2." % (where, _shown(links)))
+    return errors
+
+
+# --------------------------------------------------------------------------
+# The running slurm.conf (what the controller holds now)
+
+def parse_node_gres(text):
+    """{node name: GPU count} from the NodeName lines of a slurm.conf text (hostlists expanded).
+
+    Lines that cannot be read are skipped: this only guards against lowering
+    GRES, it never decides a value.
+    """
+    counts = {}
+    default_gres = ""
+    for raw in (text or "").splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if not line.lower().startswith("nodename="):
+            continue
+        fields = {}
+        for token in line.split():
+            if "=" in token:
+                key, value = token.split("=", 1)
+                fields[key.lower()] = value
+        names = fields.get("nodename", "")
+        if names.upper() == "DEFAULT":
+            # Sets Gres for the NodeName lines after it that give none (slurm.conf(5)).
+            default_gres = fields.get("gres", default_gres)
+            continue
+        try:
+            hosts = expand(names)
+        except HostlistError:
+            continue
+        count = gres_count(fields.get("gres", default_gres))
+        for name in hosts:
+            counts[name] = count
+    return counts
+
+
+# --------------------------------------------------------------------------
+# Nodes
+
+def _node(host, data, settings, errors, warnings):
+    facts = data.get("facts") or {}
+    hvars = data.get("vars") or {}
+    gpus = data.get("gpus")
+    name = node_name(host, hvars.get("slurm_node_name"), facts.get("hostname"))
+    node = {"host": host, "name": name, "addr": hvars.get("slurm_node_addr") or ""}
+    if facts.get("memtotal_mb") is None:
+        node["facts_missing"] = True
+        return node
+    if gpus is not None and not isinstance(gpus, dict):
+        errors.append("gpuops_gpus of %s is %s, not the mapping gpuops.cluster.gpu_facts gathers: remove gpuops_gpus from "
+                      "the inventory (slurm_node_gres sets a node's GPUs)." % (host, _shown(gpus)))
+        gpus = None
+    cpus = _as_int(facts.get("processor_vcpus")) or 0
+    sockets = _as_int(facts.get("processor_count")) or 0
+    cores = _as_int(facts.get("processor_cores")) or 0
+    threads = _as_int(facts.get("processor_threads_per_core")) or 0
+    memtotal = _as_int(facts.get("memtotal_mb")) or 0
+    margin = real_memory_setting(settings, "real_memory_margin_pct")
+    auto = auto_real_memory(memtotal, margin, real_memory_setting(settings, "real_memory_round_mb"))
+    real_memory = auto
+    node["real_memory_given"] = hvars.get("slurm_node_real_memory") is not None
+    if node["real_memory_given"]:
+        real_memory = _as_int(hvars.get("slurm_node_real_memory"))
+        if real_memory is None or real_memory < 1:
+            errors.append("slurm_node_real_memory for %s is %s: give a whole number of MB, or remove it to use MemTotal "
+                          "less slurm_real_memory_margin_pct." % (host, _shown(hvars.get("slurm_node_real_memory"))))
+            real_memory = auto
+        elif real_memory > memtotal:
+            errors.append("slurm_node_real_memory for %s is %d MB but the node has %d MB: Slurm would mark it INVAL. "
+                          "Lower it, or remove it to use MemTotal less %d%% (slurm_real_memory_margin_pct)."
+                          % (host, real_memory, memtotal, margin))
+    node.update({
+        "cpus": cpus, "sockets": sockets, "cores_per_socket": cores, "threads_per_core": threads,
+        "topology_consistent": cpus > 0 and sockets * cores * threads == cpus,
+        "memtotal_mb": memtotal, "real_memory": real_memory,
+        "mem_per_cpu": real_memory // max(cpus, 1),
+    })
+    if cpus > 0 and not node["topology_consistent"]:
+        warnings.append("%s: %d sockets x %d cores x %d threads is not %d CPUs; its NodeName line gives CPUs= only."
+                        % (host, sockets, cores, threads, cpus))
+    features = hvars.get("slurm_node_features") or []
+    if isinstance(features, str):
+        features = [item for item in features.split(",") if item]
+    if not isinstance(features, list) or not all(isinstance(item, str) and _FEATURE.match(item) for item in features):
+        errors.append("slurm_node_features for %s is %s: give a list of feature names (letters, digits, _ . -)."
+                      % (host, _shown(features)))
+        features = []
+    node["features"] = features
+    weight = hvars.get("slurm_node_weight")
+    if weight is not None and (_as_int(weight) is None or _as_int(weight) < 1):
+        errors.append("slurm_node_weight for %s is %s: give a whole number from 1 (lower weights are used first)."
+                      % (host, _shown(weight)))
+        weight = None
+    node["weight"] = _as_int(weight) if weight is not None else None
+    if node["addr"] and (not isinstance(node["addr"], str) or not _ADDR.match(node["addr"])):
+        errors.append("slurm_node_addr for %s is %s: give a host name or an IP address." % (host, _shown(node["addr"])))
+    # GRES
+    override = hvars.get("slurm_node_gres")
+    if override is not None:
+        # Its errors are check_inventory's (reported once, there).
+        problems = _check_gres_override(host, override)
+        entries = [] if problems else [dict(entry) for entry in override]
+        node["gres_lines"] = [gres_line(entry) for entry in entries]
+        node["gres_value"] = gres_value(entries)
+        node["gres_source"] = "inventory"
+    elif gpus and (_as_int(gpus.get("count")) or 0) > 0:
+        node["gres_lines"] = list(gpus.get("gres_conf") or [])
+        node["gres_value"] = gpus.get("slurm_gres") or ""
+        node["gres_source"] = "gpu_facts"
+    else:
+        node["gres_lines"] = []
+        node["gres_value"] = ""
+        node["gres_source"] = "none"
+    node["gpu_count"] = gres_count(node["gres_value"])
+    return node
+
+
+def _gpu_loss(node, gpus, running):
+    """Why this node's GPU GRES would be lower than the hardware or the running config says, or None."""
+    if node.get("gres_source") == "inventory":
+        facts_say = None
+    else:
+        facts_say = node.get("gpu_count", 0)
+    gpus = gpus if isinstance(gpus, dict) else {}  # (not a mapping: _node reported it)
+    pci = len(gpus.get("pci_gpus") or [])
+    devices = len(gpus.get("device_files") or [])
+    status = gpus.get("status") or "ok"
+    said = gpus.get("error") or status
+    host = "%s (%s)" % (node["host"], node["name"]) if node["host"] != node["name"] else node["host"]
+    fix = ("Reboot the node or reload the NVIDIA driver (a driver updated without a reboot answers 'Driver/library "
+           "version mismatch'), check `nvidia-smi` there, then run again; or set slurm_allow_gres_decrease: true to "
+           "write the node with fewer GPUs on purpose.")
+    if facts_say is not None and status not in ("ok", "no_nvidia_smi", "no_devices") and (pci or devices):
+        return ("%s: nvidia-smi failed (%s) but the node has NVIDIA GPUs (PCI bus: %d, /dev/nvidiaN: %d); its Gres= "
+                "would be dropped from slurm.conf and gres.conf emptied. %s" % (host, said, pci, devices, fix))
+    if facts_say is not None and pci > facts_say:
+        return ("%s: the PCI bus shows %d NVIDIA GPUs but nvidia-smi reports %d (%s); slurm.conf would lose %d. %s"
+                % (host, pci, facts_say, said, pci - facts_say, fix))
+    before = running.get(node["name"]) if running else None
+    if before is not None and node.get("gpu_count", 0) < before:
+        if node.get("gres_source") == "inventory":
+            source = "slurm_node_gres in the inventory gives %d" % node.get("gpu_count", 0)
+        elif status not in ("ok", "no_nvidia_smi", "no_devices"):
+            source = "nvidia-smi failed (%s), which leaves %d" % (said, node.get("gpu_count", 0))
+        else:
+            source = "nvidia-smi reports %d (%s)" % (node.get("gpu_count", 0), said)
+        return ("%s: the running slurm.conf gives it %d GPUs but %s (PCI bus: %d, /dev/nvidiaN: %d); writing that "
+                "would take GPUs out of service. %s" % (host, before, source, pci, devices, fix))
+    return None
+
+
+def _model_key(node):
+    """What must be equal, memory aside, for nodes to be one model: CPUs and their layout, GRES, features, weight."""
+    return (node["cpus"], node["topology_consistent"], node["sockets"], node["cores_per_socket"], node["threads_per_core"],
+            node["gres_value"], tuple(node["features"]), node["weight"])
+
+
+def _node_key(node):
+    """What must be equal for nodes to share one NodeName line: the model and RealMemory."""
+    return _model_key(node) + (node["real_memory"],)
+
+
+# --------------------------------------------------------------------------
+# RealMemory
+
+def real_memory_setting(settings, key):
+    """The value of one of REAL_MEMORY_SETTINGS; its default when unset or bad (build_model reports a bad one)."""
+    _variable, default, lowest, highest, _fix = REAL_MEMORY_SETTINGS[key]
+    value = _as_int(settings.get(key))
+    return default if value is None or not lowest <= value <= highest else value
+
+
+def real_memory_setting_errors(settings):
+    """A message for each REAL_MEMORY_SETTINGS value that is set but not a whole number in its range."""
+    errors = []
+    for key in sorted(REAL_MEMORY_SETTINGS):
+        variable, _default, lowest, highest, fix = REAL_MEMORY_SETTINGS[key]
+        value = settings.get(key)
+        if value is not None and (_as_int(value) is None or not lowest <= _as_int(value) <= highest):
+            errors.append("%s is %s: %s" % (variable, _shown(value), fix))
+    return errors
+
+
+def auto_real_memory(memtotal, margin_pct, round_mb):
+    """RealMemory from MemTotal (MB): less margin_pct percent, rounded down to a multiple of round_mb.
+
+    round_mb 0 or 1 does not round; a node with less than round_mb left is not rounded either (never 0).
+    """
+    memory = memtotal * (100 - margin_pct) // 100
+    if round_mb > 1 and memory >= round_mb:
+        memory -= memory % round_mb
+    return memory
+
+
+def group_real_memory(nodes, group_pct):
+    """Nodes of one model whose RealMemory differs a little share one NodeName line, with the smallest RealMemory.
+
+    Identical servers report MemTotal a few MB apart (firmware and kernel reservations), which would give each
+    its own NodeName line. Within each model (``_model_key``: everything of the line but the memory), from the
+    largest RealMemory down, the nodes at most group_pct percent below it form a group and all get the group's
+    smallest RealMemory, which no member has less of (slurmd drains a node that has less than its RealMemory);
+    the nodes below start the next group. A node with slurm_node_real_memory keeps it, and a node with a NodeAddr
+    (a line of its own anyway) keeps its own.
+
+    Returns ``({host: lowered RealMemory}, [a message for each group whose members were lowered])``.
+    """
+    models = {}
+    order = []
+    for node in nodes:
+        if node.get("real_memory_given") or node.get("addr"):
+            continue
+        key = _model_key(node)
+        if key not in models:
+            models[key] = []
+            order.append(key)
+        models[key].append(node)
+    lowered = {}
+    messages = []
+    for key in order:
+        members = sorted(models[key], key=lambda n: -n["real_memory"])
+        start = 0
+        while start < len(members):
+            largest = members[start]["real_memory"]
+            end = start + 1
+            while end < len(members) and (largest - members[end]["real_memory"]) * 100 <= largest * group_pct:
+                end += 1
+            group = members[start:end]
+            smallest = group[-1]["real_memory"]
+            changed = [node for node in group if node["real_memory"] != smallest]
+            if changed:
+                for node in changed:
+                    lowered[node["host"]] = smallest
+                messages.append(
+                    "RealMemory=%d for %s (%d nodes of one model, %d of them lowered from up to %d MB: within %d%% "
+                    "of the largest, slurm_real_memory_group_pct), so they share one NodeName line."
+                    % (smallest, _compress(sorted(node["name"] for node in group)), len(group), len(changed),
+                       largest, group_pct))
+            start = end
+    return lowered, messages
+
+
+def _node_line(names, node):
+    parts = ["NodeName=%s" % names]
+    if node["addr"]:
+        parts.append("NodeAddr=%s" % node["addr"])
+    parts.append("CPUs=%d" % node["cpus"])
+    if node["topology_consistent"]:
+        parts.append("Sockets=%d CoresPerSocket=%d ThreadsPerCore=%d"
+                     % (node["sockets"], node["cores_per_socket"], node["threads_per_core"]))
+    parts.append("RealMemory=%d" % node["real_memory"])
+    if node["gres_value"]:
+        parts.append("Gres=%s" % node["gres_value"])
+    if node["features"]:
+        parts.append("Features=%s" % ",".join(node["features"]))
+    if node["weight"] is not None:
+        parts.append("Weight=%d" % node["weight"])
+    parts.append("State=UNKNOWN")
+    return " ".join(parts)
+
+
+def group_nodes(nodes, key):
+    """[(hostlist, first node)] grouping nodes whose key(node) is equal; nodes with a NodeAddr stay alone."""
+    groups = {}
+    order = []
+    for node in nodes:
+        group_key = ("addr", node["name"]) if node.get("addr") else ("key", key(node))
+        if group_key not in groups:
+            groups[group_key] = []
+            order.append(group_key)
+        groups[group_key].append(node)
+    return [(_compress([node["name"] for node in groups[group_key]]), groups[group_key][0]) for group_key in order]
+
+
+# --------------------------------------------------------------------------
+# Checks of the inventory and settings (no facts needed)
+
+def _check_unique(kind, variable, names, errors):
+    seen = {}
+    for owner, name in names:
+        seen.setdefault(name, []).append(owner)
+    for name, owners in sorted(seen.items()):
+        if len(owners) > 1:
+            errors.append("%s %s is used by %s: %s must be unique. Set %s to tell them apart."
+                          % (kind, _shown(name), ", ".join(owners), kind, variable))
+
+
+def check_inventory(inventory, settings):
+    """Input errors that need no gathered facts: groups, names, partitions, GRES overrides, accounts, secrets."""
+    errors = []
+    controllers = list(inventory.get("controllers") or [])
+    computes = list(inventory.get("computes") or [])
+    dbd = list(inventory.get("dbd") or [])
+    cgroup = settings.get("controller_group", "slurm_controller")
+    ngroup = settings.get("compute_group", "slurm_compute")
+    dgroup = settings.get("dbd_group", "slurm_dbd")
+    if not controllers:
+        errors.append("No controller host: the inventory group %s (slurm_controller_group) is empty or missing. "
+                      "Add the host that runs slurmctld to it." % cgroup)
+    elif len(controllers) > 1:
+        errors.append("The inventory group %s (slurm_controller_group) has %d hosts (%s); gpuops.cluster runs exactly one "
+                      "slurmctld. Keep one host in that group." % (cgroup, len(controllers), ", ".join(controllers)))
+    if len(dbd) > 1:
+        errors.append("The inventory group %s (slurm_dbd_group) has %d hosts (%s); gpuops.cluster runs one slurmdbd. Keep "
+                      "one host in that group, or none to run it on the controller." % (dgroup, len(dbd), ", ".join(dbd)))
+    both = [host for host in controllers if host in set(computes)]
+    if both:
+        errors.append("%s in both %s (slurm_controller_group) and %s (slurm_compute_group): the controller stays a separate "
+                      "host. Remove it from one group." % (", ".join(both), cgroup, ngroup))
+    cluster = settings.get("cluster_name")
+    if not isinstance(cluster, str) or not _CLUSTER_NAME.match(cluster):
+        errors.append("slurm_cluster_name %s: use lower-case letters, digits, _ and - (up to 40, starting with a letter "
+                      "or digit); slurmdbd keys its tables by it." % _shown(cluster))
+    key_length = _as_int(settings.get("munge_key_length")) or 0
+    if 0 < key_length < 32:
+        errors.append("slurm_munge_key is %d characters long; munge needs at least 32. Put a longer random key in your "
+                      "vault (for example the output of `openssl rand -base64 96`), or leave it empty to have one "
+                      "generated." % key_length)
+    hosts = inventory.get("hosts") or {}
+    names = []
+    for host in computes:
+        data = hosts.get(host) or {}
+        hvars = data.get("vars") or {}
+        facts = data.get("facts") or {}
+        name = node_name(host, hvars.get("slurm_node_name"), facts.get("hostname"))
+        if not _NODE_NAME.match(name):
+            errors.append("The Slurm name of %s is %s, which Slurm and hostlists cannot carry: use letters, digits, _ "
+                          "and - (up to 64). Set slurm_node_name for that host." % (host, _shown(name)))
+        names.append((host, name))
+        if hvars.get("slurm_node_gres") is not None:
+            errors.extend(_check_gres_override(host, hvars["slurm_node_gres"]))
+    _check_unique("Slurm node name", "slurm_node_name", names, errors)
+    errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup))
+    mpi_default = settings.get("mpi_default")
+    if str(mpi_default).startswith("pmix") and settings.get("install_pmix") is False:
+        errors.append("slurm_mpi_default is %s but slurm_install_pmix is false: slurmd could not load the PMIx "
+                      "library and every srun would fail. Set slurm_install_pmix: true, or slurm_mpi_default: none "
+                      "(or pmi2)." % _shown(mpi_default))
+    errors.extend(_check_health_check(settings))
+    if settings.get("accounting"):
+        errors.extend(_check_accounts(settings.get("dbd_accounts")))
+        password = settings.get("dbd_db_password")
+        if isinstance(password, str) and password and re.search(r"[#\s]", password):
+            errors.append("slurm_dbd_db_password holds a '#', a space or a newline: slurmdbd.conf would cut it there "
+                          "(StoragePass takes no quoting). Make a new one from letters, digits and punctuation other "
+                          "than '#', and store it in your vault.")
+    return errors
+
+
+HEALTH_CHECK_NODE_STATES = ("ALLOC", "ANY", "CYCLE", "IDLE", "MIXED", "NONDRAINED_IDLE")
+
+
+def _check_health_check(settings):
+    """slurm_health_check_interval and slurm_health_check_node_state (slurm.conf HealthCheck*)."""
+    errors = []
+    if "health_check_interval" in settings:
+        interval = _as_int(settings.get("health_check_interval"))
+        if interval is None or interval < 1:
+            errors.append("slurm_health_check_interval is %s: give the seconds between two runs of the node health "
+                          "check (slurmd runs <slurm_config_dir>/healthcheck, which runs healthcheck.d/*), for example "
+                          "300. 0 would run it only when slurmd starts; to run no health check, leave healthcheck.d "
+                          "empty (do not apply gpuops.cluster.node_health)." % _shown(settings.get("health_check_interval")))
+    if "health_check_node_state" in settings:
+        state = settings.get("health_check_node_state")
+        words = str(state).upper().split(",") if isinstance(state, str) else []
+        if not words or any(word not in HEALTH_CHECK_NODE_STATES for word in words):
+            errors.append("slurm_health_check_node_state is %s: give %s (several joined by commas; CYCLE spreads the "
+                          "runs over the interval)." % (_shown(state), ", ".join(HEALTH_CHECK_NODE_STATES)))
+    return errors
+
+
+def _mappings(items, variable, shape, errors):
+    """(where, item) for each mapping of the list items; anything else is an error naming variable[i]."""
+    if not isinstance(items, list):
+        errors.append("%s must be a list of %s, not %s." % (variable, shape, _shown(items)))
+        return []
+    found = []
+    for position, item in enumerate(items):
+        where = "%s[%d]" % (variable, position)
+        if isinstance(item, dict):
+            found.append((where, item))
+        else:
+            errors.append("%s must be a mapping (%s), not %s." % (where, shape, _shown(item)))
+    return found
+
+
+def _check_partitions(partitions, computes, group="slurm_compute"):
+    errors = []
+    names = []
+    shape = "partitions such as {name: gpu, nodes: ALL, default: true}"
+    for where, part in _mappings(partitions, "slurm_partitions", shape, errors):
+        name = part.get("name")
+        if not name:
+            errors.append("%s has no name: give every partition a name." % where)
+            continue
+        if not isinstance(name, str) or not _PARTITION_NAME.match(name):
+            errors.append("%s: the partition name %s takes letters, digits, _ and - only (up to 64)." % (where, _shown(name)))
+            continue
+        names.append((where, name))
+        unknown = sorted(str(key) for key in part if key not in _PARTITION_KEYS)
+        if unknown:
+            errors.append("slurm_partitions: partition %s has keys %s; use name, nodes, default and options (any "
+                          "PartitionName option goes under options)." % (name, ", ".join(unknown)))
+        nodes = part.get("nodes", "ALL")
+        if nodes != "ALL":
+            listed = [nodes] if isinstance(nodes, str) else nodes
+            if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
+                errors.append("slurm_partitions: partition %s: nodes must be ALL or a list of inventory hosts, not %s."
+                              % (name, _shown(nodes)))
+            else:
+                known = set(computes)
+                missing = [item for item in listed if item not in known]
+                if missing:
+                    errors.append("slurm_partitions: partition %s names %s, not in the %s group (%s). Fix the node "
+                                  "names or add the hosts to the group."
+                                  % (name, _clip(", ".join(missing), 200), group,
+                                     _clip(", ".join(computes), 200) or "empty"))
+        options = part.get("options") or {}
+        if not isinstance(options, dict):
+            errors.append("slurm_partitions: partition %s: options must be a mapping of PartitionName options, not %s."
+                          % (name, _shown(options)))
+            continue
+        lower = dict((key.lower(), key) for key in PARTITION_OPTIONS)
+        for key, value in options.items():
+            if key not in PARTITION_OPTIONS:
+                close = difflib.get_close_matches(str(key).lower(), sorted(lower), n=1, cutoff=0.8)
+                hint = (lower.get(str(key).lower()) or _OWN_KEYS.get(str(key).lower())
+                        or (lower[close[0]] if close else None))
+                errors.append("slurm_partitions: partition %s: %s is not a PartitionName option%s; see slurm.conf(5), "
+                              "PARTITION CONFIGURATION." % (name, _shown(str(key)), " (did you mean %s?)" % hint if hint else ""))
+            elif _option_text(value) in (None, "") or re.search(r"[\s#]", _option_text(value)):
+                errors.append("slurm_partitions: partition %s: %s=%s would not survive slurm.conf (empty, spaces or '#'); "
+                              "give a single word (or a list of words)." % (name, key, _shown(value)))
+    _check_unique("Partition name", "slurm_partitions[].name", names, errors)
+    return errors
+
+
+def _option_text(value):
+    """A PartitionName option's value as slurm.conf writes it (YES/NO, lists joined by commas), or None."""
+    if isinstance(value, bool):
+        return "YES" if value else "NO"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    if isinstance(value, list) and all(isinstance(item, (str, int, float)) for item in value):
+        return ",".join(_option_text(item) for item in value)
+    return None
+
+
+def _check_accounts(accounts):
+    errors = []
+    if accounts is None:
+        return errors
+    names = []
+    for where, account in _mappings(accounts, "slurm_dbd_accounts", "accounts with at least a name", errors):
+        name = account.get("name")
+        if not isinstance(name, str) or not _ACCOUNT_NAME.match(name):
+            errors.append("%s: the account name %s takes letters, digits, _ . and - only (up to 64, no newline)."
+                          % (where, _shown(name)))
+        else:
+            names.append((where, name.lower()))
+        users = account.get("users") or []
+        if not isinstance(users, list):
+            errors.append("%s (%s): users must be a list." % (where, name))
+            continue
+        seen = []
+        for index, user in enumerate(users):
+            uname = user.get("name") if isinstance(user, dict) else user
+            if not isinstance(uname, str) or not _USER_NAME.match(uname):
+                errors.append("%s (%s): users[%d] %s is not a user name (lower-case letters, digits, _ . -, starting "
+                              "with a letter or _, no newline)." % (where, name, index, _shown(uname)))
+            else:
+                seen.append(("%s.users[%d]" % (where, index), uname))
+        _check_unique("User", "the users list of account %s" % name, seen, errors)
+    _check_unique("Account name", "slurm_dbd_accounts[].name", names, errors)
+    return errors
+
+
+# --------------------------------------------------------------------------
+# The model
+
+def _host_entry(host, controllers, computes, dbd_host, configless, names):
+    is_controller = host in controllers
+    is_compute = host in computes
+    is_dbd = host == dbd_host
+    return {
+        "name": names.get(host) or node_name(host),
+        "controller": is_controller,
+        "compute": is_compute,
+        "dbd": is_dbd,
+        "dbd_only": is_dbd and not is_controller and not is_compute,
+        "holds_config": is_controller or not configless or is_dbd,
+        "writes_gres": (configless and is_controller) or (not configless and is_compute),
+        "gres_conf": [],
+    }
+
+
+def _partition_lines(partitions, nodes_by_host):
+    lines = []
+    for part in partitions if isinstance(partitions, list) else []:
+        if not isinstance(part, dict) or not isinstance(part.get("name"), str) or not part["name"]:
+            continue
+        nodes = part.get("nodes", "ALL")
+        if nodes == "ALL":
+            text = "ALL"
+        else:
+            listed = [nodes] if isinstance(nodes, str) else nodes if isinstance(nodes, list) else []
+            text = _compress([nodes_by_host[host]["name"] for host in listed
+                              if isinstance(host, str) and host in nodes_by_host])
+        parts = ["PartitionName=%s" % part["name"], "Nodes=%s" % text]
+        default = part.get("default", False)
+        if default is True or str(default).lower() in ("yes", "true", "1"):
+            parts.append("Default=YES")
+        options = part.get("options") or {}
+        for key, value in (options.items() if isinstance(options, dict) else []):
+            parts.append("%s=%s" % (key, _option_text(value)))
+        lines.append(" ".join(parts))
+    return lines
+
+
+def restart_fingerprint(settings, nodes, configless, restart_keys):
+    """What only a restart of slurmctld and slurmd applies: the restart keys' values and the node definitions."""
+    node_items = []
+    for names, node in group_nodes(nodes, lambda n: (n["gres_value"], n["real_memory"], n["cpus"])):
+        node_items.append("%s:%s:%s:%s" % (names, node["gres_value"], node["real_memory"], node["cpus"]))
+    wanted = dict((str(key).lower(), key) for key in restart_keys)
+    return {
+        "settings": dict((wanted[str(key).lower()], _json_value(settings[key])) for key in sorted(settings, key=str)
+                         if str(key).lower() in wanted and settings[key] is not None),
+        "nodes": node_items,
+        "configless": bool(configless),
+    }
+
+
+def _json_value(value):
+    if isinstance(value, (list, tuple)):
+        return [_json_value(item) for item in value]
+    return value
+
+
+# A restart record is a mapping of settings (values: text, numbers, lists of them) and node lines: nothing in it is
+# nested deeper than this. A deeper one (hand-edited, or garbage) is no record; it is never walked recursively.
+RECORD_DEPTH = 8
+
+
+def _deeper_than(value, limit):
+    """Whether lists and mappings in value nest deeper than limit (found without recursion)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def _value_text(value):
+    """A setting's value in a change message: text as it is, anything else as repr() shows it (cut at 200)."""
+    return value if isinstance(value, str) else shown(value, 200)
+
+
+def _expand_fingerprint_nodes(items):
+    result = {}
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, str):
+            continue  # not a node line of a record: nothing to compare
+        names, _sep, rest = item.partition(":")
+        try:
+            hosts = expand(names)
+        except HostlistError:
+            hosts = [names]
+        for host in hosts:
+            result[host] = rest
+    return result
+
+
+def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
+    """What only a restart applies on one host this run ([] for nothing to restart).
+
+    recorded: the record's text (JSON), or None when the host has none.
+    daemons_active: whether the host's daemon (slurmctld, slurmd) ran before
+    this run. One that did not starts on the new files, so nothing needs a
+    restart there; a running daemon with no record gets ["first start"]
+    (started by something else, or by an earlier version of the collection).
+    record_stale: whether the record differs from the new fingerprint.
+    """
+    if not record_stale or not daemons_active:
+        return []
+    if recorded is None:
+        return ["first start"]
+    try:
+        old = json.loads(recorded)
+    except (ValueError, TypeError, RecursionError):
+        # Not JSON, not text, or brackets nested past what the decoder recurses through: no record.
+        old = None
+    return restart_changes(old, new, restart_keys)
+
+
+def bundle_handlers(bundle, host, probe, daemons_active):
+    """The handlers a write of one host's file bundle notifies ([] for none), in a fixed order.
+
+    bundle: the entries about to be written, by kind (munge, config, slurmd;
+    an empty list for a kind with nothing to write). host: the host's part of
+    the model (its compute flag). probe: what host_probe found before this run
+    (packages, services). daemons_active: whether the host's Slurm daemon ran
+    before this run.
+
+    Only a daemon that ran before this run is restarted or reconfigured: one
+    that did not starts on the new files. A new munge key restarts munge where
+    its package is installed; new configuration files reconfigure slurmctld and
+    slurmd; a changed unit drop-in reloads systemd first; new slurmd files
+    (options, drop-in, gres.conf) restart a slurmd that runs on a node.
+    """
+    bundle = bundle if isinstance(bundle, dict) else {}
+    probe = probe if isinstance(probe, dict) else {}
+    packages = probe.get("packages") if isinstance(probe.get("packages"), dict) else {}
+    services = probe.get("services") if isinstance(probe.get("services"), dict) else {}
+    slurmd_unit = services.get("slurmd") if isinstance(services.get("slurmd"), dict) else {}
+    host = host if isinstance(host, dict) else {}
+    slurmd_files = [entry for entry in bundle.get("slurmd") or [] if isinstance(entry, dict)]
+    handlers = []
+    if bundle.get("munge") and packages.get("munge"):
+        handlers.append("restart munge")
+    if bundle.get("config") and daemons_active:
+        handlers.append("reconfigure")
+    if any(".service.d" in str(entry.get("path", "")) for entry in slurmd_files):
+        handlers.append("daemon reload")
+    if slurmd_files and host.get("compute") and slurmd_unit.get("active"):
+        handlers.append("restart slurmd")
+    return handlers
+
+
+def restart_changes(old, new, restart_keys):
+    """Human-readable changes between two restart records that only a restart applies ([] when none).
+
+    Node lists may be grouped (gpu[01-08]:...) or not: they are compared node by node.
+    """
+    if not isinstance(old, dict) or _deeper_than(old, RECORD_DEPTH):
+        return ["no record of the settings the daemons run with"]
+    new = new if isinstance(new, dict) and not _deeper_than(new, RECORD_DEPTH) else {}
+    changes = []
+    old_settings = old.get("settings") if isinstance(old.get("settings"), dict) else {}
+    new_settings = new.get("settings") if isinstance(new.get("settings"), dict) else {}
+    for key in sorted(str(key) for key in restart_keys or []):
+        before = old_settings.get(key)
+        after = new_settings.get(key)
+        if _json_value(before) != _json_value(after):
+            changes.append("%s %s -> %s" % (key, "(unset)" if before is None else _value_text(before),
+                                            "(unset)" if after is None else _value_text(after)))
+    before_nodes = _expand_fingerprint_nodes(old.get("nodes"))
+    after_nodes = _expand_fingerprint_nodes(new.get("nodes"))
+    if before_nodes != after_nodes:
+        gone = sorted(set(before_nodes) - set(after_nodes))
+        added = sorted(set(after_nodes) - set(before_nodes))
+        differ = sorted(name for name in set(before_nodes) & set(after_nodes) if before_nodes[name] != after_nodes[name])
+        parts = []
+        if gone:
+            parts.append("removed %s" % _compress(gone))
+        if added:
+            parts.append("added %s" % _compress(added))
+        for name in differ[:8]:
+            parts.append("%s %s -> %s" % (name, before_nodes[name], after_nodes[name]))
+        if len(differ) > 8:
+            parts.append("and %d more changed" % (len(differ) - 8))
+        changes.append("node definitions (gres:memory:cpus): %s" % "; ".join(parts))
+    if bool(old.get("configless")) != bool(new.get("configless")):
+        changes.append("configless mode %s -> %s" % (bool(old.get("configless")), bool(new.get("configless"))))
+    return changes
+
+
+def _merge(*layers):
+    merged = {}
+    spelling = {}
+    for layer in layers:
+        # A layer that is not a mapping is reported by the caller (check_keys or _mapping).
+        for key, value in (layer.items() if isinstance(layer, dict) else []):
+            # Slurm reads keys without regard to case: a later layer's key replaces an earlier one written in
+            # another case (keeping the first spelling), rather than giving slurm.conf the key twice.
+            key = spelling.setdefault(str(key).lower(), key)
+            merged[key] = value
+    return merged
+
+
+def _sets(config, *keys):
+    """Whether the settings mapping config gives one of keys (in any case) a value."""
+    wanted = set(key.lower() for key in keys)
+    return isinstance(config, dict) and any(str(key).lower() in wanted and value is not None
+                                            for key, value in config.items())
+
+
+def _mapping(settings, key, variable, errors):
+    """settings[key] when it is a mapping (or unset); else {} and an error naming the variable."""
+    value = settings.get(key)
+    if value is None or isinstance(value, dict):
+        return value or {}
+    errors.append("%s must be a mapping of Slurm settings, not %s." % (variable, _shown(value)))
+    return {}
+
+
+def _compute_nodes(computes, hosts, settings, errors, warnings):
+    """The compute nodes with hardware facts, their RealMemory lowered to their group's; and the memory groups."""
+    nodes = []
+    missing = []
+    for host in computes:
+        node = _node(host, hosts.get(host) or {}, settings, errors, warnings)
+        if node.get("facts_missing"):
+            missing.append(host)
+        else:
+            nodes.append(node)
+    if missing:
+        errors.append("No hardware facts for %s: slurm.conf is built from every compute node's facts. Run the play over "
+                      "the whole %s group (not with a --limit that leaves nodes out), with fact gathering on, and make "
+                      "sure those hosts are reachable." % (_compress(missing), settings.get("compute_group", "slurm_compute")))
+    lowered, memory_groups = group_real_memory(nodes, real_memory_setting(settings, "real_memory_group_pct"))
+    for node in nodes:
+        if node["host"] in lowered:
+            node["real_memory"] = lowered[node["host"]]
+            node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
+    return nodes, memory_groups
+
+
+def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings):
+    """GPUs the running slurm.conf has and the new one drops: errors, or warnings with slurm_allow_gres_decrease."""
+    running = parse_node_gres(running_conf) if running_conf else {}
+    losses = []
+    for node in nodes:
+        loss = _gpu_loss(node, (hosts.get(node["host"]) or {}).get("gpus"), running)
+        if loss:
+            losses.append(loss)
+    if settings.get("allow_gres_decrease"):
+        warnings.extend("slurm_allow_gres_decrease is true, so this is written anyway: " + loss for loss in losses)
+    else:
+        errors.extend(losses)
+
+
+def _slurm_settings(settings, nodes, ctl, dbd_entry, topology, errors):
+    """slurm.conf's and cgroup.conf's settings, merged: defaults, what the model knows (the topology plugin
+    model_topology chose among them), accounting, the user's."""
+    configless = bool(settings.get("configless"))
+    computed = {
+        "ClusterName": settings.get("cluster_name"),
+        "SlurmctldHost": ctl["name"] + ("(%s)" % ctl["addr"] if ctl["addr"] else ""),
+        "SlurmUser": settings.get("user"),
+        "StateSaveLocation": settings.get("state_dir"),
+        "SlurmdSpoolDir": settings.get("spool_dir"),
+        "SlurmctldPidFile": settings.get("slurmctld_pidfile"),
+        "SlurmdPidFile": settings.get("slurmd_pidfile"),
+        "SlurmctldLogFile": "%s/slurmctld.log" % settings.get("log_dir"),
+        "SlurmdLogFile": "%s/slurmd.log" % settings.get("log_dir"),
+        "SlurmctldParameters": "enable_configless" if configless else None,
+        # Memory per CPU for jobs that do not ask: the smallest node's share. Not beside a DefMemPerNode or
+        # DefMemPerGPU of slurm_config: they exclude each other, and slurmctld would take DefMemPerCPU.
+        "DefMemPerCPU": (min(node["mem_per_cpu"] for node in nodes)
+                         if nodes and not _sets(settings.get("config"), "DefMemPerNode", "DefMemPerGPU") else None),
+    }
+    if topology["written"]:
+        wanted = (settings.get("config") or {}).get("TopologyPlugin") if isinstance(settings.get("config"), dict) else None
+        if wanted not in (None, "", topology["plugin"]):
+            errors.append("slurm_config sets TopologyPlugin=%s, but the collection writes topology.conf for %s (%s) "
+                          "Choose the plugin with slurm_topology (tree, block, none) and leave TopologyPlugin out of "
+                          "slurm_config." % (_shown(wanted), topology["plugin"], topology["reason"]))
+        computed["TopologyPlugin"] = topology["plugin"]
+    accounting = {}
+    if settings.get("accounting"):
+        accounting = _merge(_mapping(settings, "accounting_config", "slurm_accounting_config", errors),
+                            {"AccountingStorageHost": dbd_entry["name"], "AccountingStoragePort": settings.get("dbd_port")})
+    user_config = settings.get("config") or {}
+    cgroup_config = settings.get("cgroup_config") or {}
+    series = settings.get("series")
+    for values, kind, var in ((user_config, "slurm.conf", "slurm_config"), (cgroup_config, "cgroup.conf", "slurm_cgroup_config")):
+        try:
+            errors.extend(check_keys(values, kind, series, var))
+        except SlurmConfError as exc:
+            errors.append("%s: %s" % (var, exc))
+    conf = _merge(_mapping(settings, "config_defaults", "the collection's slurm.conf defaults", errors), computed,
+                  accounting, user_config)
+    if configless:
+        # slurm_config's own SlurmctldParameters keep configless mode on: slurmd fetches its configuration with it.
+        # (A value of another type is left to render_lines, which reports it.)
+        value = conf.get("SlurmctldParameters") or ""
+        items = value.split(",") if isinstance(value, str) else value
+        if isinstance(items, list) and all(isinstance(item, str) for item in items):
+            items = [item.strip() for item in items if item.strip()]
+            if "enable_configless" not in items:
+                conf["SlurmctldParameters"] = ",".join(items + ["enable_configless"])
+    cgroup_defaults = _mapping(settings, "cgroup_defaults", "the collection's cgroup.conf defaults", errors)
+    cgroup = _merge(cgroup_defaults.get(series if isinstance(series, str) else None) or cgroup_defaults.get("24.11"),
+                    cgroup_config)
+    return conf, cgroup
+
+
+def _host_entries(inventory, nodes, names, dbd_host, configless):
+    """Each Slurm host's entry (its roles, its gres.conf lines), by inventory name."""
+    controllers = list(inventory.get("controllers") or [])
+    computes = list(inventory.get("computes") or [])
+    dbd = list(inventory.get("dbd") or [])
+    ctl_host = controllers[0] if controllers else None
+    host_entries = {}
+    for host in controllers + computes + dbd:
+        if host not in host_entries:
+            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_host, configless, names)
+    for node in nodes:
+        entry = host_entries[node["host"]]
+        entry["gres_conf"] = [] if configless else list(node["gres_lines"])
+    configless_gres = []
+    if configless:
+        for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
+            configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
+    if ctl_host in host_entries:
+        host_entries[ctl_host]["gres_conf"] = configless_gres if configless else []
+    return host_entries
+
+
+def _topology_inputs(nodes, hosts):
+    """(node_switches, blocks, gpus) for the topology plan from each node's slurm_topology_switch and
+    slurm_topology_block and its GPUs' NVLink fabric (gpu_facts)."""
+    switches, blocks, gpus = {}, {}, {}
+    for node in nodes:
+        data = hosts.get(node["host"]) or {}
+        node_vars = data.get("vars") or {}
+        if node_vars.get("slurm_topology_switch") not in (None, ""):
+            switches[node["host"]] = node_vars["slurm_topology_switch"]
+        block = node_vars.get("slurm_topology_block")
+        if block not in (None, ""):
+            blocks.setdefault(block if isinstance(block, str) else _shown(block), []).append(node["host"])
+        fabric = data.get("gpu_fabric")
+        if isinstance(fabric, list) and fabric:
+            gpus[node["host"]] = {"gpus": [{"fabric": item} for item in fabric]}
+    return switches, blocks, gpus
+
+
+def _missing_text(missing):
+    """Missing nodes grouped by why: 'gpu[03-04] (not in node_switches ...); gpu09 (...)'."""
+    by_reason = {}
+    for entry in missing:
+        by_reason.setdefault(entry["reason"], []).append(entry["node"])
+    return "; ".join("%s (%s)" % (_compress(names), reason) for reason, names in sorted(by_reason.items()))
+
+
+def _topology_words(text):
+    """A topology plan message in the words of the role's variables."""
+    return _TOPOLOGY_WORD_RE.sub(lambda match: _TOPOLOGY_WORDS[match.group(0)], text)
+
+
+def model_topology(settings, nodes, hosts, errors, warnings):
+    """The cluster's topology.conf (module_utils/fabric/_topology.py's plan) from the slurm_topology* settings, each
+    node's slurm_topology_switch and slurm_topology_block, and its GPUs' NVLink fabric.
+
+    Returns {plugin: the plugin chosen, written: whether topology.conf and TopologyPlugin are written (tree or
+    block), reason, lines, notes, missing: [Slurm names]}. A node the topology leaves out is an error (named,
+    with why) unless allow_missing is set, then a warning.
+    """
+    topo = settings.get("topology")
+    result = {"plugin": None, "written": False, "reason": None, "lines": [], "notes": [], "missing": []}
+    if topo is None:
+        return result
+    if not isinstance(topo, dict):
+        errors.append("The topology settings (slurm_topology*) must be a mapping, not %s." % _shown(topo))
+        return result
+    unknown = sorted(str(key) for key in topo if key not in TOPOLOGY_SETTINGS)
+    if unknown:
+        errors.append("The topology settings have unknown key(s) %s; known: %s."
+                      % (_shown(", ".join(unknown)), ", ".join(sorted(TOPOLOGY_SETTINGS))))
+        return result
+    switches, blocks, gpus = _topology_inputs(nodes, hosts)
+    plan = topology_plan(dict((node["host"], node["name"]) for node in nodes), settings.get("series"), {
+        "plugin": topo.get("plugin") or "auto", "node_switches": switches, "blocks": blocks, "gpus": gpus,
+        "switch_parents": topo.get("switch_parents") or {}, "block_sizes": topo.get("block_sizes") or None,
+        "ibnetdiscover": topo.get("ibnetdiscover") or "", "ca_hosts": topo.get("ca_hosts") or {}})
+    if plan["errors"]:
+        errors.append("Topology (slurm_topology): %s." % _topology_words("; ".join(plan["errors"])).rstrip("."))
+        return result
+    result.update(plugin=plan["plugin"], reason=_topology_words(plan["reason"]),
+                  notes=[_topology_words(note) for note in plan["notes"]])
+    if plan["plugin"] not in _TOPOLOGY_WRITTEN:
+        return result
+    result.update(written=True, lines=plan["lines"], missing=[entry["node"] for entry in plan["missing"]])
+    if plan["missing"]:
+        text = _topology_words(_missing_text(plan["missing"]))
+        if topo.get("allow_missing"):
+            warnings.append("slurm_topology_allow_missing is true, so %d node(s) are left out of topology.conf, "
+                            "where Slurm places no job that needs the topology: %s" % (len(plan["missing"]), text))
+        else:
+            errors.append("topology.conf (%s) would leave out %d node(s): %s. Slurm places no job that spans "
+                          "switches or blocks on a node outside the topology. Give each node its leaf switch or "
+                          "rack (slurm_topology_switch) or block (slurm_topology_block), mend the fabric "
+                          "discovery, or set slurm_topology_allow_missing: true to leave them out on purpose."
+                          % (plan["plugin"], len(plan["missing"]), text))
+    return result
+
+
+def build_model(inventory, settings, running_conf=None):
+    """The cluster model (see the module docstring); never raises for bad user input: it lands in errors."""
+    if not isinstance(inventory, dict) or not isinstance(settings, dict):
+        raise SlurmModelError("build_model takes the inventory and the settings as mappings")
+    errors = check_inventory(inventory, settings)
+    warnings = []
+    controllers = list(inventory.get("controllers") or [])
+    computes = list(inventory.get("computes") or [])
+    dbd = list(inventory.get("dbd") or [])
+    hosts = inventory.get("hosts") or {}
+    configless = bool(settings.get("configless"))
+    ctl_host = controllers[0] if controllers else None
+    dbd_host = dbd[0] if dbd else ctl_host
+
+    errors.extend(real_memory_setting_errors(settings))
+    nodes, memory_groups = _compute_nodes(computes, hosts, settings, errors, warnings)
+    _gres_losses(nodes, hosts, running_conf, settings, errors, warnings)
+
+    names = dict((node["host"], node["name"]) for node in nodes)
+    for host in controllers + dbd:
+        data = hosts.get(host) or {}
+        names[host] = node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
+                                (data.get("facts") or {}).get("hostname"))
+    ctl = {"host": ctl_host, "name": names.get(ctl_host, ""),
+           "addr": ((hosts.get(ctl_host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
+    dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, "")}
+
+    topology = model_topology(settings, nodes, hosts, errors, warnings)
+    conf, cgroup = _slurm_settings(settings, nodes, ctl, dbd_entry, topology, errors)
+    conf_lines, cgroup_lines = [], []
+    try:
+        conf_lines = render_lines(conf)
+        cgroup_lines = render_lines(cgroup)
+    except SlurmConfError as exc:
+        # The file it is for, then what is wrong with the key (slurm_config or slurm_cgroup_config, or the
+        # slurm_ variable that sets it).
+        errors.append("%s: %s" % ("cgroup.conf" if conf_lines else "slurm.conf", exc))
+        conf_lines, cgroup_lines = [], []
+
+    grouped = group_nodes(nodes, _node_key)
+    node_lines = [_node_line(names_expr, node) for names_expr, node in grouped]
+    nodes_by_host = dict((node["host"], node) for node in nodes)
+    partition_lines = _partition_lines(settings.get("partitions"), nodes_by_host)
+
+    restart_keys = settings.get("restart_keys") or []
+    restart_keys = [key for key in restart_keys if isinstance(key, str)] if isinstance(restart_keys, list) else []
+    return {
+        "errors": errors,
+        "warnings": warnings,
+        "memory_groups": memory_groups,
+        "controller": ctl,
+        "dbd": dbd_entry,
+        "hosts": _host_entries(inventory, nodes, names, dbd_host, configless),
+        "node_count": len(nodes),
+        "settings": conf,
+        "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
+        "cgroup_conf": cgroup_lines,
+        # topology.conf's lines (none when no topology is written) and what was chosen and why.
+        "topology_conf": topology["lines"],
+        "topology": dict((key, topology[key]) for key in ("plugin", "written", "reason", "notes", "missing")),
+        "restart": restart_fingerprint(conf, nodes, configless, restart_keys),
+        # slurmd's options: in configless mode it fetches the configuration from the controller.
+        "slurmd_options": ("--conf-server %s:%s" % (ctl["name"], conf.get("SlurmctldPort") or 6817)) if configless else "",
+    }
+
+
+# --------------------------------------------------------------------------
+# What a daemon's log says went wrong
+
+_LOG_ERROR = re.compile(r"\b(fatal|error)\b[:]?", re.IGNORECASE)
+
+
+def log_errors(lines, limit=3, width=300):
+    """The last `limit` distinct error/fatal lines of a Slurm daemon's log, cut to `width` characters each."""
+    found = []
+    for line in reversed([str(item) for item in (lines or [])][-2000:]):
+        if len(found) >= limit:
+            break
+        if not _LOG_ERROR.search(line):
+            continue
+        text = re.sub(r"^\[[^\]]*\]\s*", "", line.strip())[:width]
+        if text and text not in found:
+            found.append(text)
+    return list(reversed(found))
+
+
+# --------------------------------------------------------------------------
+# The files a host keeps, from its part of the model
+
+NODE_SCRIPTS = ("task_prolog", "prolog", "epilog", "health_check")
+
+
+def host_files(host, paths, contents, user="slurm", configless=False):
+    """{"config": [...], "slurmd": [...]}: file_bundle entries for one host (its entry in the model's hosts).
+
+    paths: config_dir, log_dir, state_dir, spool_dir, slurmd_env_file, configless_dropin, and the node
+    scripts task_prolog, prolog, epilog, health_check (NODE_SCRIPTS; one left out is not written).
+    contents: slurm.conf, cgroup.conf, gres.conf, slurmd_env, dropin and the node scripts (text), and
+    topology.conf when the model writes one (empty or absent: not written).
+    A compute node keeps the node scripts slurm.conf names (TaskProlog, Prolog, Epilog,
+    HealthCheckProgram), each of which runs the scripts of its .d directory (other roles drop theirs
+    there), and those directories.
+    The configuration files keep their previous version for a rollback.
+    """
+    def directory(path, owner="root", mode="0755"):
+        return {"path": path, "state": "directory", "owner": owner, "group": owner, "mode": mode}
+
+    def text(path, content, keep=False, mode="0644"):
+        entry = {"path": path, "owner": "root", "group": "root", "mode": mode, "content": content}
+        if keep:
+            entry["keep_previous"] = True
+        return entry
+
+    config_dir = paths["config_dir"]
+    config = [directory(config_dir), directory(paths["log_dir"], user)]
+    if host.get("controller"):
+        config.append(directory(paths["state_dir"], user, "0750"))
+    if host.get("compute"):
+        # Owned by the Slurm user, as Debian's slurmd package makes it (its postinst chowns it): the
+        # directory is written before the package, and the two must agree (slurmd runs as root).
+        config.append(directory(paths["spool_dir"], user))
+    if host.get("holds_config"):
+        config.append(text(config_dir + "/slurm.conf", contents["slurm.conf"], True))
+        config.append(text(config_dir + "/cgroup.conf", contents["cgroup.conf"], True))
+        # Only a topology the model writes: one the site keeps itself (its own TopologyPlugin) is left alone.
+        if contents.get("topology.conf"):
+            config.append(text(config_dir + "/topology.conf", contents["topology.conf"], True))
+    slurmd = []
+    if host.get("writes_gres"):
+        slurmd.append(text(config_dir + "/gres.conf", contents["gres.conf"], True))
+    if host.get("compute"):
+        slurmd.append(text(paths["slurmd_env_file"], contents["slurmd_env"]))
+        # The node scripts slurm.conf names (TaskProlog, Prolog, Epilog, HealthCheckProgram): each runs
+        # the executable files of its .d directory, where the collection's roles and your own put theirs.
+        for key in NODE_SCRIPTS:
+            if paths.get(key):
+                slurmd.append(text(paths[key], contents[key], mode="0755"))
+                slurmd.append(directory(paths[key] + ".d"))
+        dropin = paths["configless_dropin"]
+        if configless:
+            slurmd.append(directory(dropin.rsplit("/", 1)[0]))
+            slurmd.append(text(dropin, contents["dropin"]))
+        else:
+            slurmd.append({"path": dropin, "state": "absent"})
+    return {"config": config, "slurmd": slurmd}
+
+
+# No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmModelError.
+parse_node_gres = guarded(SlurmModelError, 'slurm.conf')(parse_node_gres)
+check_inventory = guarded(SlurmModelError, 'inventory')(check_inventory)
+build_model = guarded(SlurmModelError, 'cluster model')(build_model)
