@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import clip
 from ansible_collections.gpuops.cluster.plugins.module_utils._validate import ValidateError
 from ansible_collections.gpuops.cluster.plugins.module_utils import _validate_checks as checks
+from ansible_collections.gpuops.cluster.plugins.module_utils import _validate_settings
 
 
 def _call(name, func, *args):
@@ -46,6 +47,11 @@ def validate_line(entry):
                                entry.get("message"))
 
 
+def validate_settings_errors(settings):
+    """One message per validate setting the role cannot use, each naming the variable and the fix."""
+    return _validate_settings.settings_errors(settings)
+
+
 def validate_perf_checks(spec):
     return _call("validate_perf_checks", checks.perf_checks, spec)
 
@@ -61,4 +67,5 @@ class FilterModule(object):
             "validate_perf_checks": validate_perf_checks,
             "validate_line": validate_line,
             "validate_ib_pairs": validate_ib_pairs,
+            "validate_settings_errors": validate_settings_errors,
         }

@@ -58,6 +58,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _slurm_model,
     _validate_checks,
     _validate_report,
+    _validate_settings,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import shown
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
@@ -77,6 +78,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_slurm_model,
     test_validate_checks,
     test_validate_report,
+    test_validate_settings,
 )
 
 from .cost import bounded
@@ -198,6 +200,8 @@ SETTINGS_CHECKS = [
      r"slurm_dbd_", None, ALL),
     ("slurm_maintenance settings_errors", _slurm_maintenance.settings_errors, test_slurm_maintenance.settings(),
      r"slurm_maintenance_|slurm_controller_group", None, ALL),
+    ("validate settings_errors", _validate_settings.settings_errors, test_validate_settings.settings(),
+     r"validate_|slurm_controller_group", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
