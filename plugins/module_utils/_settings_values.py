@@ -115,3 +115,8 @@ def fix_messages(prefix, settings, problems, variable="%s"):
     """One message per problem (key, fix): "<prefix><variable of key> is <its value as JSON>. Fix: <fix>."."""
     return ["%s%s is %s. Fix: %s." % (prefix, variable % key, json_shown(settings.get(key)), fix)
             for key, fix in problems]
+
+
+def not_a_mapping(role, settings):
+    """The one message of a settings check given something other than a mapping."""
+    return ["%s: the settings must be a mapping of the %s_ variables, not %s." % (role, role, shown(settings))]

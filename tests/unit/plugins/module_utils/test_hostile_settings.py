@@ -39,6 +39,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _chrony,
     _cluster_users,
     _env_modules,
+    _exporter_settings,
     _file_state,
     _gpu_metrics,
     _gpu_plan,
@@ -47,6 +48,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _local_accounts,
     _monitoring,
     _mpi_env,
+    _nccl_tuning,
     _pytorch_env_settings,
     _rdma_peermem,
     _service_units,
@@ -65,6 +67,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_chrony,
     test_cluster_users,
     test_env_modules,
+    test_exporter_settings,
     test_file_state,
     test_gpu_metrics,
     test_gpu_plan,
@@ -202,6 +205,12 @@ SETTINGS_CHECKS = [
      r"slurm_maintenance_|slurm_controller_group", None, ALL),
     ("validate settings_errors", _validate_settings.settings_errors, test_validate_settings.settings(),
      r"validate_|slurm_controller_group", None, ALL),
+    ("gpu_exporter settings_errors", _exporter_settings.gpu_exporter_settings_errors,
+     test_exporter_settings.gpu_settings(), r"gpu_exporter_", None, ALL),
+    ("node_exporter settings_errors", _exporter_settings.node_exporter_settings_errors,
+     test_exporter_settings.node_settings(), r"node_exporter_", None, ALL),
+    ("nccl_tuning settings_errors", _nccl_tuning.settings_errors, test_exporter_settings.nccl_settings(),
+     r"nccl_tuning_", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
