@@ -54,6 +54,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils import (
     _service_units,
     _shared_storage,
     _slurm_accounts,
+    _slurm_compute,
     _slurm_containers,
     _slurm_dbd_settings,
     _slurm_maintenance,
@@ -75,6 +76,7 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_local_accounts,
     test_pytorch_env_settings,
     test_rdma_peermem,
+    test_slurm_compute,
     test_slurm_containers,
     test_slurm_dbd_settings,
     test_slurm_maintenance,
@@ -211,6 +213,8 @@ SETTINGS_CHECKS = [
      test_exporter_settings.node_settings(), r"node_exporter_", None, ALL),
     ("nccl_tuning settings_errors", _nccl_tuning.settings_errors, test_exporter_settings.nccl_settings(),
      r"nccl_tuning_", None, ALL),
+    ("slurm_compute pam_adopt_errors", _slurm_compute.pam_adopt_errors, test_slurm_compute.settings(),
+     r"slurm_compute_pam_slurm_adopt", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 
