@@ -80,8 +80,8 @@ def test_each_bad_setting_is_named(change, expected):
 
 def test_every_problem_at_once():
     errors = settings_errors(settings(gpu_count="x", perf="x", clock_samples=0))
-    assert [error.split(" is ")[0] for error in errors] == ["validate: validate_gpu_count", "validate: validate_perf",
-                                                           "validate: validate_clock_samples"]
+    assert [error.split(" is ")[0] for error in errors] == [
+        "validate: validate_gpu_count", "validate: validate_perf", "validate: validate_clock_samples"]
 
 
 @pytest.mark.parametrize("value", [None, [], "x", 3, {"gpu_count": {"a": [1]}, "figure_names": 7}])
