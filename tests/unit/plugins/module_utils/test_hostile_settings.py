@@ -165,7 +165,8 @@ SETTINGS_CHECKS = [
     ("node_health settings_errors", _health.settings_errors, _health_settings(), r"node_health_", None, ALL),
     ("env_modules plan", lambda value: _env_modules.plan(*_parts(value, "settings", "found")), ENV_MODULES,
      r"env_modules_", _env_modules.EnvModulesError, (("settings",),)),
-    ("env_modules settings_errors", _env_modules.settings_errors, test_env_modules.SETTINGS, r"env_modules_", None,
+    ("env_modules settings_errors", _env_modules.settings_errors, test_env_modules.SETTINGS,
+     r"env_modules_|roles/env_modules/vars", None,
      ALL),
     ("shared_storage plan", lambda value: _shared_storage.plan(
         *_parts(value, "settings", "server_group", "controllers", "clients_info")), SHARED_STORAGE,
