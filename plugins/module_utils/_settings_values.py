@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils._text import TEXT_TYPES, clip, shown
@@ -103,7 +104,7 @@ def number(value):
         value = float(value)
     else:
         return None
-    return value if value == value and abs(value) != float("inf") else None
+    return value if math.isfinite(value) else None
 
 
 def path_is_absolute(value):
