@@ -38,6 +38,11 @@ def node_health_expect(gpus_fact, ib_fact=None, driver_version="", ib_ports=None
                  ib_fact.get("hcas") or [])
 
 
+def node_health_gpu_decrease(gpu_count, host, installed, allow_decrease=False):
+    """[] or the message that stops a run where the node shows fewer GPUs than the health check watched."""
+    return _call("node_health_gpu_decrease", health.gpu_decrease_errors, host, gpu_count, installed, allow_decrease)
+
+
 class FilterModule(object):
     """Filters of gpuops.cluster.node_health."""
 
@@ -45,4 +50,5 @@ class FilterModule(object):
         return {
             "node_health_settings_errors": node_health_settings_errors,
             "node_health_expect": node_health_expect,
+            "node_health_gpu_decrease": node_health_gpu_decrease,
         }

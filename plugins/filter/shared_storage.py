@@ -12,8 +12,11 @@ from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
     SharedStorageError,
+    external_errors,
+    host_errors,
     host_mounts,
     plan,
+    server_not_started,
 )
 
 
@@ -66,6 +69,21 @@ def shared_storage_host_mounts(the_plan, host):
     return host_mounts(the_plan, host)
 
 
+def shared_storage_host_errors(settings):
+    """What is wrong with one host's shared_storage settings (the OS data, shared_storage_kernel_nfs)."""
+    return host_errors(settings)
+
+
+def shared_storage_external_errors(host, findmnt=None, write=None):
+    """Messages for the external file systems of one host that are not mounted, of another type or not writable."""
+    return external_errors(host, findmnt or [], write or [])
+
+
+def shared_storage_server_not_started(host, reason, exports_file, service):
+    """What the role says on a server whose kernel cannot serve NFS."""
+    return server_not_started(host, reason, exports_file, service)
+
+
 class FilterModule(object):
     """Shared storage filters."""
 
@@ -73,4 +91,7 @@ class FilterModule(object):
         return {
             "shared_storage_plan": shared_storage_plan,
             "shared_storage_host_mounts": shared_storage_host_mounts,
+            "shared_storage_host_errors": shared_storage_host_errors,
+            "shared_storage_external_errors": shared_storage_external_errors,
+            "shared_storage_server_not_started": shared_storage_server_not_started,
         }

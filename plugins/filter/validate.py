@@ -11,6 +11,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import ValidateError
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_checks as checks
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_settings
 
 
 def _call(name, func, *args):
@@ -54,6 +55,11 @@ def validate_line(entry):
                                entry.get("message"))
 
 
+def validate_settings_errors(settings):
+    """One message per validate setting the role cannot use, each naming the variable and the fix."""
+    return _validate_settings.settings_errors(settings)
+
+
 def validate_perf_checks(spec):
     return _call("validate_perf_checks", checks.perf_checks, spec)
 
@@ -71,4 +77,5 @@ class FilterModule(object):
             "validate_ib_pairs": validate_ib_pairs,
             "validate_topology_request": validate_topology_request,
             "validate_topology_checks": validate_topology_checks,
+            "validate_settings_errors": validate_settings_errors,
         }

@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import TEXT_TYPES, clip, shown
@@ -87,3 +88,36 @@ def whole_number(value):
     if is_text(value) and re.fullmatch(r"[0-9]{1,18}", value):
         return int(value)
     return None
+
+
+def number(value):
+    """The float of a finite number given as an int, a float or its text (value | float in Jinja, without its
+    0.0 for anything else), or None. Booleans are not numbers here."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        try:
+            value = float(value)
+        except OverflowError:
+            return None
+    elif is_text(value) and re.fullmatch(r"\s*[-+]?([0-9]{1,18}(\.[0-9]{0,18})?|\.[0-9]{1,18})\s*", value):
+        value = float(value)
+    else:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def path_is_absolute(value):
+    """value is text that starts with / (value is match('^/'))."""
+    return is_text(value) and value.startswith("/")
+
+
+def fix_messages(prefix, settings, problems, variable="%s"):
+    """One message per problem (key, fix): "<prefix><variable of key> is <its value as JSON>. Fix: <fix>."."""
+    return ["%s%s is %s. Fix: %s." % (prefix, variable % key, json_shown(settings.get(key)), fix)
+            for key, fix in problems]
+
+
+def not_a_mapping(role, settings):
+    """The one message of a settings check given something other than a mapping."""
+    return ["%s: the settings must be a mapping of the %s_ variables, not %s." % (role, role, shown(settings))]

@@ -17,6 +17,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import slurm_type_name
@@ -770,3 +771,25 @@ def gpu_job_entry(env, minor):
 parse_kmsg = guarded(HealthError, '/dev/kmsg')(parse_kmsg)
 parse_log_text = guarded(HealthError, 'kernel log')(parse_log_text)
 parse_dcgmi_diag = guarded(HealthError, 'dcgmi diag')(parse_dcgmi_diag)
+
+
+def gpu_decrease_errors(host, gpu_count, installed, allow_decrease):
+    """[] or the one message stopping a run that would make the health check accept fewer GPUs than before.
+
+    gpu_count: the GPUs the node shows now; installed: the text of the health check's configuration written
+    before ('' when there is none; what it cannot read counts as none); allow_decrease:
+    slurm_allow_gres_decrease, as Ansible's bool reads it.
+    """
+    try:
+        before = json.loads(installed)["expect"]["gpu_count"] if installed else 0
+    except (TypeError, ValueError, KeyError, IndexError, RecursionError):
+        before = 0
+    if isinstance(before, bool) or not isinstance(before, int) or not isinstance(gpu_count, int):
+        return []
+    # Ansible's bool; _settings_values is not imported: this file goes to the nodes with the health check.
+    allow = allow_decrease is True or str(allow_decrease).strip().lower() in ("yes", "on", "1", "true", "y", "t")
+    if gpu_count >= before or allow:
+        return []
+    return ["%s shows %d GPU(s) now, and the health check was watching %d: a GPU is missing (nvidia-smi, the PCI "
+            "bus). Fix the node, or, when GPUs were removed on purpose, run again with -e "
+            "slurm_allow_gres_decrease=true (the Slurm roles ask the same)." % (host, gpu_count, before)]

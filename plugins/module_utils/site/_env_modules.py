@@ -18,6 +18,7 @@ __metaclass__ = type
 import posixpath
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown, unique
 
 # The line every modulefile the role writes starts its comment with (so that only those are ever removed).
@@ -58,10 +59,15 @@ def _path_problem(value):
 
 
 def settings_errors(settings):
-    """One message per bad setting, naming the variable and the fix (any value of any type; never raises)."""
+    """One message per bad setting, naming the variable and the fix (any value of any type; never raises).
+
+    settings: as for plan, and os_data (false: the role has no package data for the OS, named os_name).
+    """
     if not isinstance(settings, dict):
         return ["the env_modules settings must be a mapping of the env_modules_ variables, not %s." % shown(settings)]
     errors = []
+    if settings.get("os_data") is False:
+        errors.append("no Lmod data for %s (roles/env_modules/vars)." % plain(settings.get("os_name")))
     for key in PATH_SETTINGS:
         problem = _path_problem(settings.get(key))
         if problem:

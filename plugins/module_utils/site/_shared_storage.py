@@ -25,6 +25,7 @@ import fnmatch
 import ipaddress
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import json_shown, plain
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
 
 MODES = ("nfs", "external")
@@ -668,3 +669,67 @@ def host_mounts(the_plan, host):
             entry["action"] = "nfs"
         out.append(entry)
     return out
+
+
+def host_errors(settings):
+    """What is wrong with one host's shared_storage settings: the OS data, shared_storage_kernel_nfs.
+
+    settings: os_data (false: no package list for the OS, named os_name), kernel_nfs. Never raises.
+    """
+    if not isinstance(settings, dict):
+        return ["the shared_storage host settings must be a mapping, not %s." % shown(settings)]
+    errors = []
+    if settings.get("os_data") is False:
+        errors.append("no package list for %s (roles/shared_storage/vars)." % plain(settings.get("os_name")))
+    kernel_nfs = settings.get("kernel_nfs")
+    if not isinstance(kernel_nfs, bool) and kernel_nfs != "auto":
+        errors.append("shared_storage_kernel_nfs is %s: set it to auto, true or false." % json_shown(kernel_nfs))
+    return errors
+
+
+def _result_parts(result):
+    """(item, rc, stdout, stderr) of one registered loop result; item {} when it is not one."""
+    if not isinstance(result, dict) or not isinstance(result.get("item"), dict):
+        return {}, None, "", ""
+    out, err = result.get("stdout"), result.get("stderr")
+    return (result["item"], result.get("rc"), out if isinstance(out, str) else "",
+            err.strip() if isinstance(err, str) else "")
+
+
+def external_errors(host, findmnt=(), write=()):
+    """Messages for the external file systems of one host (shared_storage_mode external) that are not usable.
+
+    findmnt: the results of findmnt --output FSTYPE,SOURCE per mount (item: path, fstype); write: the results
+    of creating and removing a file as item.check_user in each writable one.
+    """
+    errors = []
+    for result in findmnt if isinstance(findmnt, list) else []:
+        item, rc, out, _err = _result_parts(result)
+        words = out.split()
+        fstype = item.get("fstype") or ""
+        if not item:
+            continue
+        if rc != 0:
+            found = "is not a mount point (findmnt finds nothing mounted there)"
+        elif fstype and (words[0] if words else "") != fstype:
+            found = "is %s from %s, not %s" % (words[0] if words else "", words[-1] if words else "", fstype)
+        else:
+            continue
+        errors.append("%s on %s %s. Mount it on every Slurm host (shared_storage_mode external checks, it does not "
+                      "mount), or fix the path or fstype in shared_storage_mounts."
+                      % (plain(item.get("path")), plain(host), found))
+    for result in write if isinstance(write, list) else []:
+        item, rc, _out, err = _result_parts(result)
+        if item and rc != 0:
+            errors.append("%s on %s is not writable by %s (%s). Give users a writable place there (for example mode "
+                          "1777 or per-user directories), set shared_storage_check_user to a user who should write "
+                          "there, or set writable: false on the entry in shared_storage_mounts."
+                          % (plain(item.get("path")), plain(host), plain(item.get("check_user")), err))
+    return errors
+
+
+def server_not_started(host, reason, exports_file, service):
+    """What the role says on a server whose kernel cannot serve NFS (reason: why not)."""
+    return ("NFS server on %s not started: %s. The packages and %s are in place and exportfs checked the exports; "
+            "on real hardware (or with shared_storage_kernel_nfs: true) the service %s is started and enabled."
+            % (plain(host), plain(reason), plain(exports_file), plain(service)))

@@ -179,3 +179,39 @@ def _arg(value):
     if isinstance(value, bool):
         return 1 if value else 0
     return value
+
+
+def source_errors(checked):
+    """One message per source tarball on the Ansible controller that is missing or has another SHA-256.
+
+    checked: the results of the stat loop, each {item: {name, src, sha256}, stat: {exists, checksum}}.
+    """
+    errors = []
+    for entry in checked if isinstance(checked, list) else []:
+        item = entry.get("item") if isinstance(entry, dict) else None
+        stat = entry.get("stat") if isinstance(entry, dict) else None
+        if not isinstance(item, dict) or not isinstance(stat, dict):
+            continue
+        name, src, sha256 = item.get("name"), item.get("src"), item.get("sha256")
+        if not stat.get("exists"):
+            errors.append("%s: the source %s does not exist on the Ansible controller: set slurm_containers_%s_src to "
+                          "the tarball from your mirror" % (name, src, name))
+        elif stat.get("checksum", "") != (sha256.lower() if isinstance(sha256, str) else sha256):
+            errors.append("%s: %s has SHA-256 %s, not %s (slurm_containers_%s_sha256): the file is not the one you "
+                          "meant, or the checksum is wrong" % (name, src, stat.get("checksum"), sha256, name))
+    return errors
+
+
+def nvidia_cli_skip(setting, gpu_host, container):
+    """Why a host gets no NVIDIA container CLI, or '' when it gets one.
+
+    setting: slurm_containers_nvidia_container (false, or as Jinja's string prints it 'false', turns it off);
+    gpu_host: an NVIDIA GPU is driven here; container: the host is a container.
+    """
+    if str(setting).lower() == "false":
+        return "slurm_containers_nvidia_container is false"
+    if not gpu_host:
+        return "no NVIDIA GPU found"
+    if container:
+        return "a container: no GPU to give a job"
+    return ""

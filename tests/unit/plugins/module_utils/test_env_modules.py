@@ -192,3 +192,10 @@ def test_switched_off_modulefiles_are_removed():
 def test_malformed_input_raises_the_modules_own_error(settings, found):
     with pytest.raises(EnvModulesError):
         plan(settings, found)
+
+
+def test_no_os_data_is_named_with_the_os():
+    from ansible_collections.gpuops.cluster.plugins.module_utils.site._env_modules import settings_errors as errors_of
+    assert errors_of(dict(SETTINGS, os_data=True, os_name="Ubuntu Debian")) == []
+    assert errors_of(dict(SETTINGS, os_data=False, os_name="Plan9 Bell")) == [
+        "no Lmod data for Plan9 Bell (roles/env_modules/vars)."]

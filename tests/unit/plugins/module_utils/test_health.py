@@ -583,3 +583,24 @@ def test_summary():
                             "2026-11-24T10:00:00+0000", 0.1234)
     assert record["status"] == "fail" and record["counts"] == {"pass": 0, "fail": 1, "not_run": 0}
     assert record["duration_s"] == 0.123 and record["reason"] == OURS
+
+
+@pytest.mark.parametrize("now, installed, allow, stops", [
+    (8, '{"expect": {"gpu_count": 8}}', False, False),
+    (8, "", False, False),
+    (7, '{"expect": {"gpu_count": 8}}', False, True),
+    (7, '{"expect": {"gpu_count": 8}}', True, False),
+    (7, '{"expect": {"gpu_count": 8}}', "yes", False),
+    (7, '{"expect": {"gpu_count": 8}}', "false", True),
+    (7, "not json", False, False),
+    (7, '{"expect": {"gpu_count": "8"}}', False, False),
+    (7, "[]", False, False),
+])
+def test_gpu_decrease_errors(now, installed, allow, stops):
+    from ansible_collections.gpuops.cluster.plugins.module_utils.health._health import gpu_decrease_errors
+    errors = gpu_decrease_errors("gpu01", now, installed, allow)
+    assert bool(errors) == stops
+    if stops:
+        assert errors == ["gpu01 shows 7 GPU(s) now, and the health check was watching 8: a GPU is missing "
+                          "(nvidia-smi, the PCI bus). Fix the node, or, when GPUs were removed on purpose, run again "
+                          "with -e slurm_allow_gres_decrease=true (the Slurm roles ask the same)."]

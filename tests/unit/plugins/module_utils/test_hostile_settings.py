@@ -40,12 +40,14 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common import (
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.fabric import (
     _mpi_env,
+    _nccl_tuning,
     _rdma_peermem,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu import _gpu_plan
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import (
     _alert_rules,
+    _exporter_settings,
     _gpu_metrics,
     _grafana_settings,
     _monitoring,
@@ -60,6 +62,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.site import (
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import (
     _slurm_accounts,
+    _slurm_compute,
     _slurm_containers,
     _slurm_dbd_settings,
     _slurm_maintenance,
@@ -68,12 +71,14 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import (
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate import (
     _validate_checks,
     _validate_report,
+    _validate_settings,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_chrony,
     test_cluster_users,
     test_env_modules,
+    test_exporter_settings,
     test_file_state,
     test_gpu_metrics,
     test_gpu_plan,
@@ -81,12 +86,14 @@ from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils import (
     test_local_accounts,
     test_pytorch_env_settings,
     test_rdma_peermem,
+    test_slurm_compute,
     test_slurm_containers,
     test_slurm_dbd_settings,
     test_slurm_maintenance,
     test_slurm_model,
     test_validate_checks,
     test_validate_report,
+    test_validate_settings,
 )
 
 from .cost import bounded
@@ -168,7 +175,8 @@ SETTINGS_CHECKS = [
     ("node_health settings_errors", _health.settings_errors, _health_settings(), r"node_health_", None, ALL),
     ("env_modules plan", lambda value: _env_modules.plan(*_parts(value, "settings", "found")), ENV_MODULES,
      r"env_modules_", _env_modules.EnvModulesError, (("settings",),)),
-    ("env_modules settings_errors", _env_modules.settings_errors, test_env_modules.SETTINGS, r"env_modules_", None,
+    ("env_modules settings_errors", _env_modules.settings_errors, test_env_modules.SETTINGS,
+     r"env_modules_|roles/env_modules/vars", None,
      ALL),
     ("shared_storage plan", lambda value: _shared_storage.plan(
         *_parts(value, "settings", "server_group", "controllers", "clients_info")), SHARED_STORAGE,
@@ -208,6 +216,16 @@ SETTINGS_CHECKS = [
      r"slurm_dbd_", None, ALL),
     ("slurm_maintenance settings_errors", _slurm_maintenance.settings_errors, test_slurm_maintenance.settings(),
      r"slurm_maintenance_|slurm_controller_group", None, ALL),
+    ("validate settings_errors", _validate_settings.settings_errors, test_validate_settings.settings(),
+     r"validate_|slurm_controller_group", None, ALL),
+    ("gpu_exporter settings_errors", _exporter_settings.gpu_exporter_settings_errors,
+     test_exporter_settings.gpu_settings(), r"gpu_exporter_", None, ALL),
+    ("node_exporter settings_errors", _exporter_settings.node_exporter_settings_errors,
+     test_exporter_settings.node_settings(), r"node_exporter_", None, ALL),
+    ("nccl_tuning settings_errors", _nccl_tuning.settings_errors, test_exporter_settings.nccl_settings(),
+     r"nccl_tuning_", None, ALL),
+    ("slurm_compute pam_adopt_errors", _slurm_compute.pam_adopt_errors, test_slurm_compute.settings(),
+     r"slurm_compute_pam_slurm_adopt", None, ALL),
 ]
 SETTINGS_IDS = [row[0] for row in SETTINGS_CHECKS]
 

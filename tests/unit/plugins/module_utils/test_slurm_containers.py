@@ -82,3 +82,32 @@ def test_helpers():
     assert mount_of("/opt", []) is None
     assert plan(dict(SETTINGS, min_free_gib=5, pyxis_args={"sbatch_support": True}), FACTS)["plugstack_line"] == \
         "required /usr/local/lib/slurm/spank_pyxis.so sbatch_support=1"
+
+
+def _checked(name, exists, checksum, sha256):
+    return {"item": {"name": name, "src": "/srv/%s.tar.gz" % name, "sha256": sha256},
+            "stat": {"exists": exists, "checksum": checksum} if exists else {"exists": False}}
+
+
+def test_source_errors():
+    from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_containers import source_errors
+    assert source_errors([_checked("enroot", True, "ab" * 32, "AB" * 32)]) == []
+    assert source_errors([]) == [] and source_errors(None) == [] and source_errors([None, {"item": 1}]) == []
+    assert source_errors([_checked("enroot", True, "ab" * 32, "cd" * 32), _checked("pyxis", False, None, "ef")]) == [
+        "enroot: /srv/enroot.tar.gz has SHA-256 %s, not %s (slurm_containers_enroot_sha256): the file is not the one "
+        "you meant, or the checksum is wrong" % ("ab" * 32, "cd" * 32),
+        "pyxis: the source /srv/pyxis.tar.gz does not exist on the Ansible controller: set slurm_containers_pyxis_src "
+        "to the tarball from your mirror"]
+
+
+@pytest.mark.parametrize("setting, gpu_host, container, reason", [
+    (True, True, False, ""),
+    ("auto", True, False, ""),
+    (False, True, False, "slurm_containers_nvidia_container is false"),
+    ("False", False, True, "slurm_containers_nvidia_container is false"),
+    (True, False, True, "no NVIDIA GPU found"),
+    (True, True, True, "a container: no GPU to give a job"),
+])
+def test_nvidia_cli_skip(setting, gpu_host, container, reason):
+    from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_containers import nvidia_cli_skip
+    assert nvidia_cli_skip(setting, gpu_host, container) == reason
