@@ -69,6 +69,19 @@ interrupted() {
 }
 trap interrupted INT TERM
 
+# One run at a time: a second one would remove this one's Molecule
+# containers (clean_molecule) and its report. The pid file names the run.
+mkdir -p .build
+LOCK=.build/test.pid
+other=$(cat "$LOCK" 2>/dev/null || true)
+if [ -n "$other" ] && [ "$other" != "$$" ] && kill -0 "$other" 2>/dev/null \
+   && tr '\0' ' ' <"/proc/$other/cmdline" 2>/dev/null | grep -q 'tools/test.sh'; then
+  log "another make test runs (pid $other): wait for it, or stop it (kill -INT $other), then start again"
+  exit 2
+fi
+echo $$ >"$LOCK"
+trap 'rm -f "$LOCK"' EXIT
+
 run_start=$(date +%s)
 rm -rf "$REPORT"
 mkdir -p "$REPORT/checks"

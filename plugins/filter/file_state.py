@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""stale_files: the wanted files a find result shows out of date (docs: stale_files.yml)."""
+"""stale_files: the wanted files a find result shows out of date; probe_checksums: one file's checksum on each
+host as its probe found it (docs: stale_files.yml, probe_checksums.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -10,6 +11,7 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
+    probed_checksums,
     stale_entries,
 )
 
@@ -22,8 +24,13 @@ def stale_files(wanted, found):
         raise AnsibleFilterError("stale_files: %s" % exc)
 
 
+def probe_checksums(hostvars, hosts, probe_var, path):
+    """Each host's checksum of path as its probe found it ('missing' where it has none)."""
+    return probed_checksums(hostvars, list(hosts or []), probe_var, path)
+
+
 class FilterModule(object):
     """Ansible filters over a find result."""
 
     def filters(self):
-        return {"stale_files": stale_files}
+        return {"stale_files": stale_files, "probe_checksums": probe_checksums}

@@ -4,7 +4,7 @@
 """Filters over the Slurm cluster model (module_utils/slurm/_slurm_model.py).
 
 slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
-slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors and
+slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors, slurm_rejected_reason and
 slurm_host_files;
 their documentation is in the .yml files beside this one.
 """
@@ -28,6 +28,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
     host_files,
     log_errors,
     node_name,
+    rejected_reason,
     restart_changes,
     restart_plan,
 )
@@ -137,6 +138,16 @@ def slurm_host_files(host, paths, contents, user="slurm", configless=False):
         raise AnsibleFilterError("slurm_host_files: missing or malformed input: %s" % exc)
 
 
+def slurm_rejected_reason(daemon, host, log_lines, previous_files, log_dir, answered=False, node=None,
+                          node_state=None):
+    """Why a Slurm daemon did not come back on a new configuration, what was put back, and the fix."""
+    try:
+        return rejected_reason(daemon, host, list(log_lines or []), list(previous_files or []), log_dir,
+                               bool(answered), node, _plain(node_state))
+    except SlurmModelError as exc:
+        raise AnsibleFilterError("slurm_rejected_reason: %s" % exc)
+
+
 def slurm_log_errors(lines, limit=3):
     """The last distinct error and fatal lines of a Slurm daemon's log."""
     return log_errors(lines, limit)
@@ -154,5 +165,6 @@ class FilterModule(object):
             "slurm_restart_plan": slurm_restart_plan,
             "slurm_bundle_handlers": slurm_bundle_handlers,
             "slurm_log_errors": slurm_log_errors,
+            "slurm_rejected_reason": slurm_rejected_reason,
             "slurm_host_files": slurm_host_files,
         }

@@ -130,3 +130,16 @@ def _stale(wanted, have, key=None):
         raise FileStateError("expected a list of wanted entries%s, got %s"
                              % ("" if key is None else " under %s" % shown(key), type(wanted).__name__))
     return [item for item in wanted if is_stale(item, have)]
+
+
+def probed_checksums(hostvars, hosts, probe_var, path):
+    """[checksum of path on each host, or 'missing'], from each host's probe (gpuops.cluster.host_probe's
+    result, registered as probe_var): the probe's files list of {path, checksum}."""
+    sums = []
+    for host in hosts or []:
+        variables = hostvars.get(host) if hasattr(hostvars, "get") else None
+        probe = variables.get(probe_var) if hasattr(variables, "get") else None
+        files = probe.get("files") if hasattr(probe, "get") else None
+        found = [entry for entry in files or [] if hasattr(entry, "get") and entry.get("path") == path]
+        sums.append(found[0].get("checksum") or "missing" if found else "missing")
+    return sums

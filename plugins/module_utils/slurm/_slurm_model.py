@@ -1240,6 +1240,39 @@ def log_errors(lines, limit=3, width=300):
     return list(reversed(found))
 
 
+_REJECTED_FIX = {
+    "slurmctld": "Fix the setting (slurm_config, slurm_cgroup_config, slurm_partitions or the node definitions) and "
+                 "run again.",
+    "slurmd": "Fix the node's definition (slurm_node_gres, slurm_node_real_memory, its GPUs) or the setting and run "
+              "again.",
+}
+
+
+def rejected_reason(daemon, host, log_lines, previous_files, log_dir, answered=False, node=None, node_state=None):
+    """Why a Slurm daemon did not come back on a new configuration, what was put back, and the fix.
+
+    daemon: slurmctld or slurmd; host: the inventory host (node: its Slurm name, for slurmd). log_lines: the
+    daemon's log and journal (its last error lines are quoted, else node_state's stdout or stderr, the
+    registered scontrol show node, else where the log is). previous_files: the paths of the files put back.
+    answered: whether slurmctld answers again on them.
+    """
+    if daemon not in _REJECTED_FIX:
+        raise SlurmModelError("rejected_reason: daemon must be slurmctld or slurmd, not %s" % _shown(daemon))
+    state = node_state if isinstance(node_state, dict) else {}
+    why = (" / ".join(log_errors(log_lines)) or str(state.get("stdout") or "").strip()
+           or str(state.get("stderr") or "").strip() or "see %s/%s.log" % (log_dir, daemon))
+    where = host if daemon == "slurmctld" else "%s (%s)" % (host, node)
+    names = ", ".join(str(path).rsplit("/", 1)[-1] for path in previous_files or [])
+    if daemon == "slurmctld":
+        back = ("The previous version of %s was put back on every host where it had been replaced, and slurmctld %s"
+                % (names, "runs on it again. " if answered else "still does not answer: look at its log. ")
+                if names else "There was no previous configuration to go back to. ")
+    else:
+        back = "The previous version of %s was put back and slurmd restarted on it. " % names if names else ""
+    return "%s on %s did not come back on the new configuration: %s. %s%s" % (
+        daemon, where, why, back, _REJECTED_FIX[daemon])
+
+
 # --------------------------------------------------------------------------
 # The files a host keeps, from its part of the model
 

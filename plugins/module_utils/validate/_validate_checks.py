@@ -695,12 +695,14 @@ def topology_checks(run, usable, placement):
     ran = sorted(set((placement.get("stdout") or "").split()))
     groups = sorted(set(where.get(node, "?") for node in ran))
     ok = placement.get("rc") == 0 and len(ran) == 2 and len(groups) == 1 and "?" not in groups
+    if ok:
+        message = "srun -N2 %s ran on %s, both under %s %s" % (request["option"], ",".join(ran), word, groups[0])
+    else:
+        message = "srun -N2 %s (rc %s) ran on %s, under %s: %s" % (
+            request["option"], placement.get("rc"), ",".join(ran) or "no node", ",".join(groups) or "-",
+            _tail(placement))
     out.append(result("cluster", "job_topology", PASS if ok else FAIL, ",".join(groups) or None, "one %s" % word,
-                      ("srun -N2 %s ran on %s, both under %s %s" % (request["option"], ",".join(ran), word, groups[0]))
-                      if ok else
-                      "srun -N2 %s (rc %s) ran on %s, under %s: %s" % (request["option"], placement.get("rc"),
-                                                                      ",".join(ran) or "no node",
-                                                                      ",".join(groups) or "-", _tail(placement))))
+                      message))
     return out
 
 

@@ -21,6 +21,7 @@ import os
 import pytest
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.filter import slurm_model as slurm_model_filters
 from ansible_collections.gpuops.cluster.plugins.filter.slurm_model import FilterModule
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import build_model
@@ -29,7 +30,7 @@ from ansible.module_utils.six.moves.collections_abc import Mapping
 
 FILTERS = FilterModule().filters()
 NAMES = ["slurm_bundle_handlers", "slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
-         "slurm_restart_changes", "slurm_restart_plan"]
+         "slurm_rejected_reason", "slurm_restart_changes", "slurm_restart_plan"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
 
@@ -431,3 +432,14 @@ def test_slurm_host_files_missing_input_is_a_filter_error():
     del paths["spool_dir"]
     with pytest.raises(AnsibleFilterError, match=r"^slurm_host_files: missing or malformed input: 'spool_dir'$"):
         FILTERS["slurm_host_files"](model["hosts"]["gpu01"], paths, CONTENTS)
+
+
+def test_the_model_filter_passes_each_gpus_nvlink_fabric_to_the_topology():
+    fabric = {"state": "Completed", "status": "Success", "clique_id": "1", "cluster_uuid": "u-1"}
+    gpus = {"status": "ok", "count": 2, "gpus": [{"name": "GB200", "fabric": fabric}, {"name": "GB200", "fabric": fabric}]}
+    hostvars = {"ctl": {"ansible_facts": {"hostname": "ctl"}},
+                "gpu01": {"ansible_facts": {"hostname": "gpu01"}, "gpuops_gpus": gpus, "slurm_topology_block": "r1"}}
+    inventory = slurm_model_filters._inventory(hostvars, ["ctl"], ["gpu01"], [])
+    assert inventory["hosts"]["gpu01"]["gpu_fabric"] == [fabric, fabric]
+    assert inventory["hosts"]["gpu01"]["vars"]["slurm_topology_block"] == "r1"
+    assert "gpu_fabric" not in slurm_model_filters._inventory(hostvars, ["ctl"], ["gpu01"], [], with_facts=False)["hosts"]["gpu01"]

@@ -13,6 +13,7 @@ import pytest
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
     content_checksum,
+    probed_checksums,
     stale_entries,
 )
 
@@ -80,3 +81,18 @@ def test_errors(wanted, found, message):
     with pytest.raises(FileStateError) as exc:
         stale_entries(wanted, found)
     assert str(exc.value) == message
+
+
+def test_probed_checksums_one_per_host_missing_where_the_probe_lacks_it():
+    key = "/etc/munge/munge.key"
+    hostvars = {
+        "ctl": {"__slurm_probe": {"files": [{"path": "/etc/slurm/slurm.conf", "checksum": "a"},
+                                            {"path": key, "checksum": "k1"}]}},
+        "gpu01": {"__slurm_probe": {"files": [{"path": key, "checksum": "k1"}]}},
+        "gpu02": {"__slurm_probe": {"files": [{"path": key}]}},      # there, but no checksum read
+        "gpu03": {"__slurm_probe": {"files": []}},
+        "gpu04": {},                                                  # not probed (left out by --limit)
+    }
+    assert probed_checksums(hostvars, ["ctl", "gpu01", "gpu02", "gpu03", "gpu04", "gone"], "__slurm_probe", key) == [
+        "k1", "k1", "missing", "missing", "missing", "missing"]
+    assert probed_checksums(hostvars, [], "__slurm_probe", key) == []

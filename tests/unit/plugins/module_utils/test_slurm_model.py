@@ -47,6 +47,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
     log_errors,
     node_name,
     parse_node_gres,
+    rejected_reason,
     restart_changes,
     restart_plan,
     restart_fingerprint,
@@ -1837,8 +1838,8 @@ def test_topology_errors_name_the_variables():
     assert _topology_model(topology={"tree": 1})["errors"] == [
         'The topology settings have unknown key(s) "tree"; known: allow_missing, block_sizes, ca_hosts, '
         'ibnetdiscover, plugin, switch_parents.']
-    clash = build_model(_inventory(4, **node_vars), _settings(series="24.11", topology=dict(TOPOLOGY),
-                                                            config={"TopologyPlugin": "topology/block"}))
+    clash = build_model(_inventory(4, **node_vars),
+                        _settings(series="24.11", topology=dict(TOPOLOGY), config={"TopologyPlugin": "topology/block"}))
     assert [e for e in clash["errors"] if "TopologyPlugin" in e][0].startswith(
         'slurm_config sets TopologyPlugin="topology/block", but the collection writes topology.conf for topology/tree')
 
@@ -1855,3 +1856,38 @@ def test_topology_conf_is_written_with_slurm_conf_and_rolls_back_with_it():
     contents["topology.conf"] = ""
     files = host_files({"controller": True, "holds_config": True}, paths, contents)
     assert not [entry for entry in files["config"] if "topology" in entry.get("path", "")]
+
+
+# --- the message when a daemon rejects a configuration ------------------------------
+
+def test_rejected_reason_slurmctld_quotes_the_log_and_says_what_was_put_back():
+    log = ["[2026-11-24T00:57:41.204] error: Bad SelectTypeParameter: CR_Bogus",
+           "[2026-11-24T00:57:41.205] fatal: Unable to process configuration file"]
+    assert rejected_reason("slurmctld", "ctl", log, ["/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf"],
+                           "/var/log/slurm", answered=True) == (
+        "slurmctld on ctl did not come back on the new configuration: error: Bad SelectTypeParameter: CR_Bogus / "
+        "fatal: Unable to process configuration file. The previous version of slurm.conf, cgroup.conf was put back "
+        "on every host where it had been replaced, and slurmctld runs on it again. Fix the setting (slurm_config, "
+        "slurm_cgroup_config, slurm_partitions or the node definitions) and run again.")
+    assert rejected_reason("slurmctld", "ctl", [], ["/etc/slurm/slurm.conf"], "/var/log/slurm").endswith(
+        "and slurmctld still does not answer: look at its log. Fix the setting (slurm_config, slurm_cgroup_config, "
+        "slurm_partitions or the node definitions) and run again.")
+    assert rejected_reason("slurmctld", "ctl", [], [], "/var/log/slurm") == (
+        "slurmctld on ctl did not come back on the new configuration: see /var/log/slurm/slurmctld.log. There was "
+        "no previous configuration to go back to. Fix the setting (slurm_config, slurm_cgroup_config, "
+        "slurm_partitions or the node definitions) and run again.")
+
+
+def test_rejected_reason_slurmd_falls_back_to_what_scontrol_said():
+    state = {"rc": 0, "stdout": "NodeName=gpu01 State=DOWN+NOT_RESPONDING \n", "stderr": ""}
+    assert rejected_reason("slurmd", "gpu01.example.org", ["slurmd started"], [], "/var/log/slurm", node="gpu01",
+                           node_state=state) == (
+        "slurmd on gpu01.example.org (gpu01) did not come back on the new configuration: NodeName=gpu01 "
+        "State=DOWN+NOT_RESPONDING. Fix the node's definition (slurm_node_gres, slurm_node_real_memory, its GPUs) "
+        "or the setting and run again.")
+    assert rejected_reason("slurmd", "gpu01", [], ["/etc/slurm/gres.conf"], "/var/log/slurm", node="gpu01") == (
+        "slurmd on gpu01 (gpu01) did not come back on the new configuration: see /var/log/slurm/slurmd.log. The "
+        "previous version of gres.conf was put back and slurmd restarted on it. Fix the node's definition "
+        "(slurm_node_gres, slurm_node_real_memory, its GPUs) or the setting and run again.")
+    with pytest.raises(SlurmModelError, match="slurmctld or slurmd"):
+        rejected_reason("slurmdbd", "x", [], [], "/var/log/slurm")
