@@ -228,7 +228,7 @@ def current_state(assoc_rows, account_rows, user_rows):
 # --------------------------------------------------------------------------- wanted state
 
 def _fairshare(value, what):
-    if isinstance(value, integer_types) and not isinstance(value, bool) and value > 0:
+    if isinstance(value, integer_types) and not isinstance(value, bool) and 0 < value < 10 ** MAX_DIGITS:
         return int(value)
     if isinstance(value, string_types):
         text = value.strip()
@@ -257,7 +257,8 @@ def _limits(value, owner):
         item = value[key]
         if item is None:
             item = ""
-        if isinstance(item, bool) or not isinstance(item, string_types + integer_types):
+        if (isinstance(item, bool) or not isinstance(item, string_types + integer_types)
+                or (isinstance(item, integer_types) and abs(item) >= 10 ** MAX_DIGITS)):
             raise SlurmAccountsError("%s: limit %s must be a string or an integer, not %s" % (owner, canonical, _q(item)))
         item = _s(item).strip()
         if re.search(r"\s|\|", item):

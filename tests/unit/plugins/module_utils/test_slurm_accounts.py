@@ -507,6 +507,14 @@ def test_normalize_errors(accounts, message):
     assert str(info.value) == message
 
 
+def test_integers_past_python_s_str_limit_are_refused_with_the_rule():
+    # str() refuses an int of more than 4,300 digits: such a value is the user's error, never a Python one.
+    with pytest.raises(SlurmAccountsError, match="fairshare must be a positive integer or 'parent'"):
+        normalize_desired([{"name": "chem", "fairshare": 10 ** 5000}])
+    with pytest.raises(SlurmAccountsError, match="limit MaxJobs must be a string or an integer"):
+        normalize_desired([{"name": "chem", "limits": {"MaxJobs": 10 ** 5000}}])
+
+
 # =========================================================================== limits
 
 @pytest.mark.parametrize("key, have, want, differs", [
