@@ -26,7 +26,10 @@ def stale_files(wanted, found):
 
 def probe_checksums(hostvars, hosts, probe_var, path):
     """Each host's checksum of path as its probe found it ('missing' where it has none)."""
-    return probed_checksums(hostvars, list(hosts or []), probe_var, path)
+    try:
+        return probed_checksums(hostvars, list(hosts or []), probe_var, path)
+    except FileStateError as exc:
+        raise AnsibleFilterError("probe_checksums: %s" % exc)
 
 
 class FilterModule(object):

@@ -9,7 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.common.collections import is_sequence
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
     SharedStorageError,
     external_errors,
@@ -18,15 +18,6 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storag
     plan,
     server_not_started,
 )
-
-
-def _plain(value):
-    """Lazy/templated containers from hostvars as plain dicts and lists."""
-    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
-        return dict((key, _plain(item)) for key, item in value.items())
-    if is_sequence(value):
-        return [_plain(item) for item in value]
-    return value
 
 
 def _host_info(hostvars, host):
@@ -57,7 +48,7 @@ def shared_storage_plan(hostvars, server_group, controllers, clients, settings):
     """The shared storage plan (server, export lines, mounts, errors) from the groups, the hosts' facts, settings."""
     try:
         info = dict((host, _host_info(hostvars, host)) for host in list(clients or []))
-        return plan(_plain(settings), list(server_group or []), list(controllers or []), info)
+        return plan(plain_data(settings), list(server_group or []), list(controllers or []), info)
     except SharedStorageError as exc:
         raise AnsibleFilterError("shared_storage_plan: %s" % exc)
 

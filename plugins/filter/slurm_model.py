@@ -18,6 +18,7 @@ import binascii
 
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     FACT_KEYS,
     NODE_VARS,
@@ -37,15 +38,6 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
 _GPU_KEYS = ("status", "error", "count", "slurm_gres", "gres_conf", "pci_gpus", "device_files")
 
 
-def _plain(value):
-    """Lazy/templated containers from hostvars as plain dicts and lists."""
-    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
-        return dict((key, _plain(item)) for key, item in value.items())
-    if is_sequence(value):
-        return [_plain(item) for item in value]
-    return value
-
-
 def _host_data(hostvars, host, with_node_vars):
     """The few values the model needs of one host, read once from its hostvars."""
     try:
@@ -53,21 +45,21 @@ def _host_data(hostvars, host, with_node_vars):
     except KeyError:
         return {}
     facts = variables.get("ansible_facts") or {}
-    data = {"facts": dict((key, _plain(facts.get(key))) for key in FACT_KEYS if facts.get(key) is not None)}
+    data = {"facts": dict((key, plain_data(facts.get(key))) for key in FACT_KEYS if facts.get(key) is not None)}
     gpus = facts.get("gpuops_gpus")
     if gpus is None:
         gpus = variables.get("gpuops_gpus")
     if hasattr(gpus, "get"):
-        data["gpus"] = dict((key, _plain(gpus.get(key))) for key in _GPU_KEYS)
+        data["gpus"] = dict((key, plain_data(gpus.get(key))) for key in _GPU_KEYS)
         # Each GPU's NVLink fabric (ClusterUUID, CliqueId), for topology/block: the rest of a GPU's facts stays out.
         per_gpu = gpus.get("gpus")
         if is_sequence(per_gpu):
-            data["gpu_fabric"] = [_plain(gpu.get("fabric")) for gpu in per_gpu
+            data["gpu_fabric"] = [plain_data(gpu.get("fabric")) for gpu in per_gpu
                                   if hasattr(gpu, "get") and gpu.get("fabric")]
     else:
-        data["gpus"] = _plain(gpus) if gpus else None  # not gpu_facts' mapping: the model says so
+        data["gpus"] = plain_data(gpus) if gpus else None  # not gpu_facts' mapping: the model says so
     names = NODE_VARS if with_node_vars else ("slurm_node_name", "slurm_node_addr")
-    data["vars"] = dict((key, _plain(variables.get(key))) for key in names if variables.get(key) is not None)
+    data["vars"] = dict((key, plain_data(variables.get(key))) for key in names if variables.get(key) is not None)
     return data
 
 
@@ -91,7 +83,7 @@ def _inventory(hostvars, controllers, computes, dbd, with_facts=True):
 def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=None):
     """The cluster model: node names, slurm.conf/gres.conf/cgroup.conf lines, restart fingerprint, errors."""
     try:
-        return build_model(_inventory(hostvars, controllers, computes, dbd), _plain(settings), running_conf)
+        return build_model(_inventory(hostvars, controllers, computes, dbd), plain_data(settings), running_conf)
     except SlurmModelError as exc:
         raise AnsibleFilterError("slurm_model: %s" % exc)
 
@@ -99,7 +91,7 @@ def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=Non
 def slurm_inventory_errors(hostvars, controllers, computes, dbd, settings):
     """The input errors that need no gathered facts (names, partitions, GRES overrides, accounts)."""
     try:
-        return check_inventory(_inventory(hostvars, controllers, computes, dbd, with_facts=False), _plain(settings))
+        return check_inventory(_inventory(hostvars, controllers, computes, dbd, with_facts=False), plain_data(settings))
     except SlurmModelError as exc:
         raise AnsibleFilterError("slurm_inventory_errors: %s" % exc)
 
@@ -111,7 +103,7 @@ def slurm_node_name(host, slurm_node_name=None, fact_hostname=None):
 
 def slurm_restart_changes(old, new, restart_keys):
     """What only a restart applies, between the recorded and the new restart fingerprint ([] for nothing)."""
-    return restart_changes(_plain(old), _plain(new), list(restart_keys or []))
+    return restart_changes(plain_data(old), plain_data(new), list(restart_keys or []))
 
 
 def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_stale):
@@ -122,18 +114,18 @@ def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_s
             recorded = base64.b64decode(str(recorded_b64), validate=True).decode("utf-8", "replace")
         except (TypeError, ValueError, binascii.Error):
             recorded = ""
-    return restart_plan(recorded, _plain(new), list(restart_keys or []), bool(daemons_active), bool(record_stale))
+    return restart_plan(recorded, plain_data(new), list(restart_keys or []), bool(daemons_active), bool(record_stale))
 
 
 def slurm_bundle_handlers(bundle, host, probe, daemons_active, prefix=""):
     """The handlers a write of one host's file bundle notifies, each name after prefix."""
-    return [prefix + name for name in bundle_handlers(_plain(bundle), _plain(host), _plain(probe), bool(daemons_active))]
+    return [prefix + name for name in bundle_handlers(plain_data(bundle), plain_data(host), plain_data(probe), bool(daemons_active))]
 
 
 def slurm_host_files(host, paths, contents, user="slurm", configless=False):
     """file_bundle entries (config, slurmd) for one host's part of the model."""
     try:
-        return host_files(_plain(host), _plain(paths), _plain(contents), user, bool(configless))
+        return host_files(plain_data(host), plain_data(paths), plain_data(contents), user, bool(configless))
     except (KeyError, TypeError, AttributeError) as exc:
         raise AnsibleFilterError("slurm_host_files: missing or malformed input: %s" % exc)
 
@@ -143,7 +135,7 @@ def slurm_rejected_reason(daemon, host, log_lines, previous_files, log_dir, answ
     """Why a Slurm daemon did not come back on a new configuration, what was put back, and the fix."""
     try:
         return rejected_reason(daemon, host, list(log_lines or []), list(previous_files or []), log_dir,
-                               bool(answered), node, _plain(node_state))
+                               bool(answered), node, plain_data(node_state))
     except SlurmModelError as exc:
         raise AnsibleFilterError("slurm_rejected_reason: %s" % exc)
 

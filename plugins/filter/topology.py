@@ -9,17 +9,8 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible.module_utils.common.collections import is_sequence
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
 from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._topology import TopologyError, topology_plan as plan
-
-
-def _plain(value):
-    """Lazy/templated containers from hostvars as plain dicts and lists."""
-    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
-        return dict((key, _plain(item)) for key, item in value.items())
-    if is_sequence(value):
-        return [_plain(item) for item in value]
-    return value
 
 
 def topology_plan(slurm_nodes, series, settings=None):
@@ -28,7 +19,7 @@ def topology_plan(slurm_nodes, series, settings=None):
         raise AnsibleFilterError("topology_plan: the input must map each Slurm node's inventory host to its Slurm "
                                  "name, got %s" % type(slurm_nodes).__name__)
     try:
-        return plan(_plain(slurm_nodes), series, _plain(settings))
+        return plan(plain_data(slurm_nodes), series, plain_data(settings))
     except TopologyError as exc:
         raise AnsibleFilterError("topology_plan: %s" % exc)
 

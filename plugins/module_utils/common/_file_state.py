@@ -134,12 +134,10 @@ def _stale(wanted, have, key=None):
 
 def probed_checksums(hostvars, hosts, probe_var, path):
     """[checksum of path on each host, or 'missing'], from each host's probe (gpuops.cluster.host_probe's
-    result, registered as probe_var): the probe's files list of {path, checksum}."""
+    result, registered as probe_var; index_found reads its files list)."""
     sums = []
     for host in hosts or []:
-        variables = hostvars.get(host) if hasattr(hostvars, "get") else None
-        probe = variables.get(probe_var) if hasattr(variables, "get") else None
-        files = probe.get("files") if hasattr(probe, "get") else None
-        found = [entry for entry in files or [] if hasattr(entry, "get") and entry.get("path") == path]
-        sums.append(found[0].get("checksum") or "missing" if found else "missing")
+        probe = (hostvars.get(host) or {}).get(probe_var) or {}
+        entry = index_found(dict(probe)).get(path.rstrip("/") or "/") or {}
+        sums.append(entry.get("checksum") or "missing")
     return sums

@@ -15,12 +15,22 @@ import json
 import math
 import re
 
+from ansible.module_utils.common.collections import is_sequence
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import TEXT_TYPES, clip, shown
 
 # http:// or https://, a host, an optional path; no white space anywhere.
 URL_RE = re.compile(r"https?://[^\s/]+(/\S*)?")
 # What Ansible's bool filter reads as true.
 TRUE_WORDS = ("yes", "on", "1", "true", "y", "t")
+
+
+def plain_data(value):
+    """Lazy or templated containers from hostvars (what a filter receives) as plain dicts and lists."""
+    if isinstance(value, dict) or (hasattr(value, "items") and hasattr(value, "keys")):
+        return dict((key, plain_data(item)) for key, item in value.items())
+    if is_sequence(value):
+        return [plain_data(item) for item in value]
+    return value
 
 
 def json_shown(value, limit=100):

@@ -102,12 +102,8 @@ SETTING_KEYS = (
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology",
 )
-# settings["topology"]: what the slurm_topology* variables give (the role's defaults/main.yml).
-TOPOLOGY_SETTINGS = {
-    "plugin": "slurm_topology", "switch_parents": "slurm_topology_switch_parents",
-    "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
-    "ibnetdiscover": "slurm_topology_discover", "allow_missing": "slurm_topology_allow_missing",
-}
+# settings["topology"]: what the slurm_topology* variables give (the role's defaults/main.yml and vars/main.yml).
+TOPOLOGY_SETTINGS = ("plugin", "switch_parents", "block_sizes", "ca_hosts", "ibnetdiscover", "allow_missing")
 # The topology plan's words for its inputs, and the variables a user sets them with.
 _TOPOLOGY_WORDS = {"node_switches": "slurm_topology_switch", "switch_parents": "slurm_topology_switch_parents",
                    "block_sizes": "slurm_topology_block_sizes", "ca_hosts": "slurm_topology_ca_hosts",
