@@ -79,6 +79,10 @@ H100_580 = "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml"
 TOPO_H100_580 = "gpuops_h100-80gb-hbm3_1gpu_ansi_vm_580.159.04.txt"
 LIST_H100_580 = "gpuops_h100-80gb-hbm3_580.159.04.txt"
 H100_580_UUID = "GPU-104baf67-c9e7-9043-3448-86f3e2175141"
+H200_580 = "gpuops_h200_580.159.04_tlimit-v13.xml"
+TOPO_H200_580 = "gpuops_h200_1gpu_ansi_vm_580.159.04.txt"
+LIST_H200_580 = "gpuops_h200_580.159.04.txt"
+H200_580_UUID = "GPU-db6393f9-0fae-95fd-661c-3e58efcf5a25"
 
 
 def plain_gpu(index, minor, uuid, name, slurm_type, memory, bus, mig_mode=None, health=None, fabric=None):
@@ -119,6 +123,8 @@ HEALTH = {
     # H100 on 580: v13 sram/dram counters 0, retired_count N/A (Hopper remaps rows), remapped_rows 0/0/No/No,
     # Gen5 x16 (query-ext.csv of the same capture: 5, 5, 16, 16).
     H100_580: [health("enabled", "enabled", 0, 0, None, remapped(0, 0, False, False), link(5, 5, 16, 16))],
+    # The H200 on the same driver: retired_pages N/A (row remapping instead), remapped rows 0/0/No/No.
+    H200_580: [health("enabled", "enabled", 0, 0, None, remapped(0, 0, False, False), link(5, 5, 16, 16))],
     # v12 sram/dram counters all 0; this A100 prints retired_pages and remapped_rows N/A.
     "telegraf_a100-sxm4-v12.xml": [health("disabled", "enabled", 0, 0, None, None, link(4, 4, 16, 16))],
     # v13 sram_uncorrectable_parity/secded and dram_uncorrectable all N/A; idle links at gen 1.
@@ -257,6 +263,9 @@ def test_xml_dual_2070_v13_tabs():
     (H100_580, "580.159.04", "13.0",
      plain_gpu(0, 0, H100_580_UUID, "NVIDIA H100 80GB HBM3", "nvidia_h100_80gb_hbm3", 81559, "00000000:00:06.0",
                mig_mode="disabled")),
+    # The project's H200 on 580 (the device tool's VM), as nvidia-smi-csv.csv of the same capture gives it.
+    (H200_580, "580.159.04", "13.0",
+     plain_gpu(0, 0, H200_580_UUID, "NVIDIA H200", "nvidia_h200", 143771, "00000000:00:06.0", mig_mode="disabled")),
 ])
 def test_xml_single_gpu_old_and_new_formats(name, driver, cuda, gpu):
     gpu = dict(gpu, **HEALTH[name][0])
@@ -626,6 +635,16 @@ def test_topo_single_gpu_in_a_vm_ansi_header_580():
     }
 
 
+def test_topo_single_h200_in_a_vm_580():
+    assert parse_topo(topo(TOPO_H200_580)) == {
+        "columns": ["GPU0"],
+        "matrix": {"GPU0": {"GPU0": "X"}},
+        "nics": {},
+        "gpus": [{"index": 0, "cpu_affinity": "0-15", "numa_affinity": "0", "gpu_numa_id": None, "nvlinks": {}}],
+        "warnings": [],
+    }
+
+
 def test_topo_tabs_expanded_reads_the_same_as_raw_tabs():
     raw = topo(TOPO_A100)
     assert parse_topo(raw.expandtabs(8)) == parse_topo(raw)
@@ -745,6 +764,7 @@ def test_list_legacy_mig_uuid_carries_gi_ci():
      [("GPU-00000000-0000-0000-0000-000000000000", ["3g.40gb", "2g.20gb", "1g.10gb", "1g.10gb"])]),
     ("nvgpuexp_h100-nomig_590.48.01.txt", [("GPU-00000000-0000-0000-0000-000000000000", [])]),
     (LIST_H100_580, [(H100_580_UUID, [])]),
+    (LIST_H200_580, [(H200_580_UUID, [])]),
 ])
 def test_list_other_captures(name, shape):
     result = parse_smi_list(listing(name))
@@ -1601,3 +1621,19 @@ def test_readings_and_processes_only_when_asked():
     assert "readings" not in plain and "processes" not in plain
     full = parse_smi_xml(text, processes=True, readings=True)["gpus"][0]
     assert full["processes"] == [{"pid": 37305, "type": "C", "name": "python", "used_memory_mib": 31683}]
+
+
+def test_build_facts_h200_580_from_one_machine():
+    # -q -x, topo -m and -L of the device tool's H200 VM; lscpu -p of the same capture: 16 CPUs, one socket,
+    # one core each. What gpu_facts returned on that machine (tools/device/gpu-check.sh) is the same.
+    smi = parse_smi_xml(xml(H200_580))
+    listed = parse_smi_list(listing(LIST_H200_580))
+    facts, warnings = build_facts(smi, parse_topo(topo(TOPO_H200_580)), dict((cpu, (0, cpu)) for cpu in range(16)),
+                                  listing=listed)
+    assert warnings == []
+    assert facts["count"] == 1
+    assert facts["gres_conf"] == ["Name=gpu Type=nvidia_h200 File=/dev/nvidia0 Cores=0-15"]
+    assert facts["slurm_gres"] == "gpu:nvidia_h200:1"
+    gpu = facts["gpus"][0]
+    assert (gpu["pci_bus_id"], gpu["uuid"], gpu["memory_mib"]) == ("00000000:00:06.0", H200_580_UUID, 143771)
+    assert (facts["nvlink_all_to_all"], facts["fabric_manager_needed"]) == (False, False)

@@ -22,6 +22,8 @@ HEALTH = os.path.join(FIXTURES, "health")
 V100S = os.path.join(FIXTURES, "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
 # Driver 580 on a real H100: T.Limit readings only (gpu_temp 50 C, gpu_temp_tlimit 37 C, slowdown offset -2 C).
 H100 = os.path.join(FIXTURES, "nvidia-smi-xml", "gpuops_h100-80gb-hbm3_580.159.04_tlimit-v13.xml")
+# The same layout on a real H200 (tools/device/gpu-check.sh): gpu_temp 26 C, gpu_temp_tlimit 61 C, slowdown -2 C.
+H200 = os.path.join(FIXTURES, "nvidia-smi-xml", "gpuops_h200_580.159.04_tlimit-v13.xml")
 GRES = "gpu:tesla_v100s-pcie-32gb:8"
 
 
@@ -330,6 +332,17 @@ def _h100_settings(**changes):
 
 def _temperature(settings, smi, mode="prolog"):
     return _by_check(health.evaluate("gpu01", mode, settings, _seen(smi)))["gpu_temperature"]
+
+
+def test_the_t_limit_layout_of_a_real_h200_is_judged():
+    # 61 C below T.Limit and slowdown 2 C past it: 63 C to go at 26 C, so slowdown at 89 C as on the H100.
+    smi = parse_smi_xml(_read(H200), readings=True)
+    settings = _settings(expect=health.expectation("gpu:nvidia_h200:1", smi["gpus"], "580.159.04"))
+    results = _by_check(health.evaluate("gpu01", "interval", settings, _seen(smi)))
+    assert results["gpu_temperature"]["measured"] == [{"gpu": 0, "pci_bus_id": "00000000:00:06.0", "temperature_c": 26,
+                                                       "slowdown_margin_c": 63, "slowdown_c": 89}]
+    assert [results[name]["status"] for name in ("gpu_count", "gpu_model", "gpu_temperature", "gpu_memory_errors")] == [
+        "pass"] * 4
 
 
 def test_the_t_limit_layout_of_driver_580_is_judged():
