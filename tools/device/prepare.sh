@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # Here, before tools/device/gpu-check.sh runs on the GPU machine: what it
 # needs that the machine's image lacks (ansible-core and its wheels, and
-# community.general's dict_kv filter the roles use), into .devrun/ (ignored by git).
+# community.general's dict_kv filter the roles use), into .devrun/ (in .gitignore).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-grep -qx '/.devrun/' .git/info/exclude 2>/dev/null || echo '/.devrun/' >>.git/info/exclude
 core=$(.venv/bin/python -c 'import ansible; print(ansible.__version__)')
 rm -rf .devrun && mkdir -p .devrun/whl
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
