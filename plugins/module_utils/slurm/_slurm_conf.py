@@ -554,12 +554,20 @@ def _render_value(key, value):
     return text
 
 
+class Repeated(tuple):
+    """A key's values written one line each, in this order (SlurmctldHost: the primary first, then the
+    backups), where a list would be joined with commas on one line."""
+
+    __slots__ = ()
+
+
 def render_lines(settings):
     """Render settings as ``Key=Value`` lines, sorted case-insensitively.
 
     Booleans become yes/no, lists and tuples are joined with commas, None
-    values are left out, strings are stripped. A value containing a newline
-    raises SlurmConfError naming the key.
+    values are left out, strings are stripped. A Repeated value gives one line
+    per item, in its order. A value containing a newline raises
+    SlurmConfError naming the key.
     """
     settings = _as_mapping(settings, "Slurm settings")
     lines = []
@@ -573,9 +581,11 @@ def render_lines(settings):
             )
         if value is None:
             continue
-        lines.append((key.lower(), key, "%s=%s" % (key, _render_value(_shown(key), value))))
+        values = list(value) if isinstance(value, Repeated) else [value]
+        for index, item in enumerate(values):
+            lines.append((key.lower(), key, index, "%s=%s" % (key, _render_value(_shown(key), item))))
     lines.sort()
-    return [line for _lower, _key, line in lines]
+    return [line[3] for line in lines]
 
 
 # No error of Python's own leaves these: anything no rule foresaw becomes SlurmConfError.

@@ -46,6 +46,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist imp
     expand,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
+    Repeated,
     SlurmConfError,
     check_keys,
     node_name,
@@ -102,6 +103,10 @@ SETTING_KEYS = (
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology",
 )
+# The controllers' old spelling in slurm.conf: refused in slurm_config, since the model always writes
+# SlurmctldHost (from the controller group, one line per host, the primary first) and slurmctld ignores
+# BackupController and BackupAddr once SlurmctldHost is set.
+LEGACY_CONTROLLER_KEYS = ("ControlMachine", "ControlAddr", "BackupController", "BackupAddr")
 # settings["topology"]: what the slurm_topology* variables give (the role's defaults/main.yml and vars/main.yml).
 TOPOLOGY_SETTINGS = ("plugin", "switch_parents", "block_sizes", "ca_hosts", "ibnetdiscover", "allow_missing")
 # The topology plan's words for its inputs, and the variables a user sets them with.
@@ -994,13 +999,31 @@ def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings):
         errors.extend(losses)
 
 
-def _slurm_settings(settings, nodes, ctl, dbd_entry, topology, errors):
+def _slurmctld_hosts(ctl_entries):
+    """SlurmctldHost: one line per controller, the primary first (name, or name(address))."""
+    values = [entry["name"] + ("(%s)" % entry["addr"] if entry["addr"] else "") for entry in ctl_entries]
+    if not values:
+        return ""
+    return values[0] if len(values) == 1 else Repeated(values)
+
+
+def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     """slurm.conf's and cgroup.conf's settings, merged: defaults, what the model knows (the topology plugin
     model_topology chose among them), accounting, the user's."""
     configless = bool(settings.get("configless"))
+    user_config = settings.get("config") if isinstance(settings.get("config"), dict) else {}
+    legacy = [key.lower() for key in LEGACY_CONTROLLER_KEYS]
+    clash = sorted(str(key) for key in user_config if str(key).strip().lower() in legacy)
+    if clash:
+        errors.append("slurm_config sets %s, the old spelling of the controllers: the collection writes SlurmctldHost "
+                      "from the inventory group %s (slurm_controller_group), and slurmctld ignores BackupController "
+                      "and BackupAddr once SlurmctldHost is set. Remove %s from slurm_config; give a controller's "
+                      "address with slurm_node_addr on that host." % (", ".join(clash),
+                                                                       settings.get("controller_group", "slurm_controller"),
+                                                                       ", ".join(clash)))
     computed = {
         "ClusterName": settings.get("cluster_name"),
-        "SlurmctldHost": ctl["name"] + ("(%s)" % ctl["addr"] if ctl["addr"] else ""),
+        "SlurmctldHost": _slurmctld_hosts(ctl_entries),
         "SlurmUser": settings.get("user"),
         "StateSaveLocation": settings.get("state_dir"),
         "SlurmdSpoolDir": settings.get("spool_dir"),
@@ -1055,7 +1078,6 @@ def _host_entries(inventory, nodes, names, dbd_host, configless):
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
     dbd = list(inventory.get("dbd") or [])
-    ctl_host = controllers[0] if controllers else None
     host_entries = {}
     for host in controllers + computes + dbd:
         if host not in host_entries:
@@ -1067,8 +1089,8 @@ def _host_entries(inventory, nodes, names, dbd_host, configless):
     if configless:
         for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
             configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
-    if ctl_host in host_entries:
-        host_entries[ctl_host]["gres_conf"] = configless_gres if configless else []
+    for host in controllers:  # every controller serves the configuration in configless mode
+        host_entries[host]["gres_conf"] = configless_gres if configless else []
     return host_entries
 
 
@@ -1173,12 +1195,15 @@ def build_model(inventory, settings, running_conf=None):
         data = hosts.get(host) or {}
         names[host] = node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
                                 (data.get("facts") or {}).get("hostname"))
-    ctl = {"host": ctl_host, "name": names.get(ctl_host, ""),
-           "addr": ((hosts.get(ctl_host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
+    # The primary first, then the backups in inventory order (SlurmctldHost lines, --conf-server).
+    ctl_entries = [{"host": host, "name": names.get(host, ""),
+                    "addr": ((hosts.get(host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
+                   for host in controllers]
+    ctl = ctl_entries[0] if ctl_entries else {"host": None, "name": "", "addr": ""}
     dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, "")}
 
     topology = model_topology(settings, nodes, hosts, errors, warnings)
-    conf, cgroup = _slurm_settings(settings, nodes, ctl, dbd_entry, topology, errors)
+    conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
     conf_lines, cgroup_lines = [], []
     try:
         conf_lines = render_lines(conf)
@@ -1201,6 +1226,7 @@ def build_model(inventory, settings, running_conf=None):
         "warnings": warnings,
         "memory_groups": memory_groups,
         "controller": ctl,
+        "controllers": ctl_entries,
         "dbd": dbd_entry,
         "hosts": _host_entries(inventory, nodes, names, dbd_host, configless),
         "node_count": len(nodes),
@@ -1212,7 +1238,8 @@ def build_model(inventory, settings, running_conf=None):
         "topology": dict((key, topology[key]) for key in ("plugin", "written", "reason", "notes", "missing")),
         "restart": restart_fingerprint(conf, nodes, configless, restart_keys),
         # slurmd's options: in configless mode it fetches the configuration from the controller.
-        "slurmd_options": ("--conf-server %s:%s" % (ctl["name"], conf.get("SlurmctldPort") or 6817)) if configless else "",
+        "slurmd_options": ("--conf-server %s" % ",".join("%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817)
+                                                          for entry in ctl_entries)) if configless else "",
     }
 
 

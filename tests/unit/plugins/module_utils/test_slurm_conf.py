@@ -11,6 +11,7 @@ import re
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
+    Repeated,
     CGROUP_CONF_KEYS,
     REMOVED_KEYS,
     SLURM_CONF_KEYS,
@@ -410,3 +411,18 @@ def test_render_lines_errors(settings, message):
     with pytest.raises(SlurmConfError) as excinfo:
         render_lines(settings)
     assert str(excinfo.value) == message
+
+
+def test_a_repeated_key_gives_one_line_per_value_in_its_order():
+    # SlurmctldHost: the primary first, then the backups (slurm.conf(5)), among the sorted keys.
+    lines = render_lines({"SlurmctldPort": 6817, "SlurmctldHost": Repeated(["zeta(10.0.0.9)", "alpha", "mid"]),
+                          "ClusterName": "c"})
+    assert lines == ["ClusterName=c", "SlurmctldHost=zeta(10.0.0.9)", "SlurmctldHost=alpha", "SlurmctldHost=mid",
+                     "SlurmctldPort=6817"]
+    assert render_lines({"SlurmctldHost": Repeated(["one"])}) == render_lines({"SlurmctldHost": "one"})
+    assert render_lines({"SlurmctldHost": Repeated([])}) == []
+
+
+def test_a_repeated_value_is_checked_like_any_other():
+    with pytest.raises(SlurmConfError, match="newline"):
+        render_lines({"SlurmctldHost": Repeated(["a", "b\nc"])})

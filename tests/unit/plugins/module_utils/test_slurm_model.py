@@ -1054,6 +1054,33 @@ def test_configless_slurmd_options_follow_the_port_and_the_controller_name():
     assert model["settings"]["SlurmctldHost"] == "head"
 
 
+def test_every_controller_in_order_on_slurmctldhost_and_conf_server():
+    # The model writes one SlurmctldHost line per controller, the primary (the group's first host) first;
+    # slurmd's --conf-server lists them in the same order (slurmd(8)), and every controller serves gres.conf.
+    # The inventory check still keeps the group to one host until the roles run backups (issue 33).
+    inventory = _inventory(2)
+    inventory["controllers"] = ["ctl", "ctl2"]
+    inventory["hosts"]["ctl2"] = {"facts": {"hostname": "head2"}, "vars": {"slurm_node_addr": "10.0.0.2"}}
+    model = build_model(inventory, _settings(configless=True))
+    assert _lines(model, "SlurmctldHost=") == ["SlurmctldHost=ctl", "SlurmctldHost=head2(10.0.0.2)"]
+    assert model["slurmd_options"] == "--conf-server ctl:6817,head2:6817"
+    assert [entry["name"] for entry in model["controllers"]] == ["ctl", "head2"]
+    assert model["controller"]["host"] == "ctl"
+    assert model["hosts"]["ctl"]["gres_conf"] == model["hosts"]["ctl2"]["gres_conf"] != []
+    assert model["errors"] == ["The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2); "
+                               "gpuops.cluster runs exactly one slurmctld. Keep one host in that group."]
+
+
+@pytest.mark.parametrize("keys", [["BackupController"], ["ControlMachine", "backupaddr"]])
+def test_the_old_spelling_of_the_controllers_is_refused(keys):
+    model = build_model(_inventory(1), _settings(config=dict((key, "x") for key in keys)))
+    assert model["errors"] == [
+        "slurm_config sets %s, the old spelling of the controllers: the collection writes SlurmctldHost from the "
+        "inventory group slurm_controller (slurm_controller_group), and slurmctld ignores BackupController and "
+        "BackupAddr once SlurmctldHost is set. Remove %s from slurm_config; give a controller's address with "
+        "slurm_node_addr on that host." % (", ".join(sorted(keys)), ", ".join(sorted(keys)))]
+
+
 @pytest.mark.parametrize("value, expected", [
     ("idle_on_node_suspend", "idle_on_node_suspend,enable_configless"),
     ("enable_configless,idle_on_node_suspend", "enable_configless,idle_on_node_suspend"),
