@@ -43,6 +43,7 @@ RULES = (
     ("gpu_too_hot", "GpuopsGpuTooHot", "gpus", "5m", "warning"),
     ("rdma_port_down", "GpuopsRdmaPortDown", "gpus", "2m", "warning"),
     ("slurmctld_down", "GpuopsSlurmctldDown", "slurm", "1m", "critical"),
+    ("slurm_backup_in_control", "GpuopsSlurmBackupInControl", "slurm", "0s", "warning"),
     ("slurmdbd_down", "GpuopsSlurmdbdDown", "slurm", "2m", "warning"),
     ("disk_almost_full", "GpuopsDiskAlmostFull", "storage", "10m", "warning"),
     ("shared_almost_full", "GpuopsSharedStorageAlmostFull", "storage", "10m", "critical"),
@@ -297,6 +298,12 @@ def _exprs(s):
             "answer scontrol ping{{ else }}The Slurm exporter on {{ $labels.instance }} reports no controller "
             "(scontrol ping gives nothing){{ end }}: jobs cannot be submitted or scheduled. "
             "Check systemctl status slurmctld and its log."),
+        "slurm_backup_in_control": (
+            'gpuops_slurm_controller_in_control{role!="primary"} == 1',
+            "The backup slurmctld {{ $labels.controller }} is in control",
+            "The {{ $labels.role }} slurmctld on {{ $labels.controller }} has taken over: the controllers before it "
+            "in SlurmctldHost order do not answer. Jobs run and are scheduled, with no backup left behind this one. "
+            "Bring the primary back (systemctl status slurmctld there); it takes control again once it answers."),
         "slurmdbd_down": (
             'gpuops_slurm_dbd_up == 0',
             "slurmdbd does not answer",

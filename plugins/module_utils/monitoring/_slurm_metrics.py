@@ -178,6 +178,9 @@ FAMILIES = {
     "command_up": ("gauge", "1 when the Slurm command answered and its output was read, 0 otherwise (reason says why)."),
     "scrape_duration_seconds": ("gauge", "Time this exporter took to collect."),
     "controller_up": ("gauge", "1 when scontrol ping says the slurmctld is UP, 0 otherwise."),
+    "controller_in_control": ("gauge", "1 for the slurmctld in control: the first, in SlurmctldHost order, that "
+                                       "scontrol ping finds UP (a backup in control: the controllers before it are "
+                                       "down); 0 for the others."),
     "dbd_up": ("gauge", "1 when sacctmgr got an answer from slurmdbd, 0 otherwise."),
     "node_state": ("gauge", "1 per node, with its state (flags removed), whether it responds, and the drain/down reason."),
     "nodes": ("gauge", "Nodes per state."),
@@ -240,14 +243,21 @@ def gres_gpus(text):
 
 
 def ping_samples(text):
-    """controller_up per controller from ``scontrol ping``."""
-    out = []
+    """controller_up and controller_in_control per controller from ``scontrol ping``.
+
+    scontrol lists the controllers in SlurmctldHost order. The one in control is the first that answers: a
+    backup takes over only while every controller before it is down, and gives control back when the primary
+    answers again (slurm.conf(5), SlurmctldHost)."""
+    up, in_control = [], []
     for match in _PING_RE.finditer(as_text(text, "scontrol ping", SlurmMetricsError)):
-        out.append((PREFIX + "controller_up", {"controller": match.group(2), "role": match.group(1).lower()},
-                    1 if match.group(3) == "UP" else 0))
-    if not out:
+        labels = {"controller": match.group(2), "role": match.group(1).lower()}
+        answers = match.group(3) == "UP"
+        first = answers and not any(sample[2] for sample in in_control)
+        up.append((PREFIX + "controller_up", labels, 1 if answers else 0))
+        in_control.append((PREFIX + "controller_in_control", dict(labels), 1 if first else 0))
+    if not up:
         raise SlurmMetricsError("scontrol ping: no 'Slurmctld(...) at ... is UP/DOWN' line")
-    return out
+    return up + in_control
 
 
 def node_samples(sinfo_text, gres_text=None):

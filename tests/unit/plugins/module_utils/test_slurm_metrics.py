@@ -166,7 +166,24 @@ def test_fair_share_and_sdiag_over_real_captures():
 def test_scontrol_ping():
     assert ping_samples("Slurmctld(primary) at ctl is UP\nSlurmctld(backup) at ctl2 is DOWN\n") == [
         ("gpuops_slurm_controller_up", {"controller": "ctl", "role": "primary"}, 1),
-        ("gpuops_slurm_controller_up", {"controller": "ctl2", "role": "backup"}, 0)]
+        ("gpuops_slurm_controller_up", {"controller": "ctl2", "role": "backup"}, 0),
+        ("gpuops_slurm_controller_in_control", {"controller": "ctl", "role": "primary"}, 1),
+        ("gpuops_slurm_controller_in_control", {"controller": "ctl2", "role": "backup"}, 0)]
+
+
+@pytest.mark.parametrize("text, in_control", [
+    # scontrol ping's lines (scontrol.c of 22.05.8 and 26.05.3): primary, backup (two controllers) or backupN
+    ("Slurmctld(primary) at ctl is DOWN\nSlurmctld(backup) at ctl2 is UP\n"
+     "*****************************************\n** RESTORE SLURMCTLD DAEMON TO SERVICE **\n", ["ctl2"]),
+    ("Slurmctld(primary) at a is DOWN\nSlurmctld(backup1) at b is DOWN\nSlurmctld(backup2) at c is UP\n", ["c"]),
+    ("Slurmctld(primary) at a is UP\nSlurmctld(backup1) at b is UP\nSlurmctld(backup2) at c is UP\n", ["a"]),
+    ("Slurmctld(primary) at a is DOWN\nSlurmctld(backup) at b is DOWN\n", []),
+])
+def test_the_controller_in_control_is_the_first_that_answers(text, in_control):
+    samples = ping_samples(text)
+    assert [labels["controller"] for name, labels, value in samples
+            if name == "gpuops_slurm_controller_in_control" and value == 1] == in_control
+    assert len([name for name, dummy, dummy2 in samples if name.endswith("_in_control")]) == text.count("Slurmctld(")
     with pytest.raises(SlurmMetricsError, match="no 'Slurmctld"):
         ping_samples("garbage")
 
