@@ -23,15 +23,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LANES=${MOLECULE_LANES:-2}
-SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 topology accounting validate}
+SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 topology accounting validate ha}
 # Lane of each scenario, balanced on their measured run times with two lanes
 # side by side and the other parts of make test beside them on a 2-core
-# machine (seconds, 2026-11-27, clean clone 9540e00): site 1602, maintenance
-# 184, day2 132, validate 144 | slurm_trixie 1020, gpu_stack 158, safety 372,
-# health 218, accounting 112; topology (alone) about 210.
+# machine (seconds, 2026-11-27, clean clone f9b4b8d, with the preload
+# callback): site 1440, maintenance 172, day2 140, validate 157 |
+# slurm_trixie 950, gpu_stack 127, safety 341, health 204, topology 164,
+# accounting 105; ha (alone) about 210.
 declare -A LANE_OF=(
-  [site]=0 [maintenance]=0 [day2]=0 [validate]=0
-  [slurm_trixie]=1 [gpu_stack]=1 [safety]=1 [health]=1 [topology]=1 [accounting]=1
+  [site]=0 [maintenance]=0 [day2]=0 [validate]=0 [accounting]=0
+  [slurm_trixie]=1 [gpu_stack]=1 [safety]=1 [health]=1 [topology]=1 [ha]=1
 )
 LOGS=.build/molecule-logs
 # What each scenario checked (tests/callback_plugins/gpuops_checks.py), for

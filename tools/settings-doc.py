@@ -50,7 +50,8 @@ settings before anything is written and names the variable and the fix
 
 ## The inventory
 
-**Groups.** `slurm_controller` (exactly one host: slurmctld) and `slurm_compute` (the GPU nodes:
+**Groups.** `slurm_controller` (slurmctld: one host, or a primary and backups in inventory order with
+`slurm_state_save_location` on shared storage, [high-availability.md](high-availability.md)) and `slurm_compute` (the GPU nodes:
 slurmd). Optional: `slurm_dbd` (one host for slurmdbd and its MariaDB database, when accounting
 should not run on the controller), `storage` (the NFS server, else the controller) and `monitoring`
 (Prometheus, Alertmanager and Grafana, else the controller). Other names: `slurm_controller_group`,

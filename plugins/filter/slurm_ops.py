@@ -4,7 +4,8 @@
 """Filters of the Slurm day-2 playbooks (configuration change, rolling upgrade).
 
 slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
-slurm_cluster_state, slurm_sacct_states and slurm_state_problems; their
+slurm_cluster_state, slurm_sacct_states, slurm_state_problems and
+slurm_state_shared_problems; their
 documentation is in the <filter name>.yml files beside this one, the logic in
 module_utils/slurm/_slurm_ops.py.
 """
@@ -58,6 +59,12 @@ def slurm_state_problems(before, after, sacct=None):
     return _call("slurm_state_problems", ops.state_problems, before, after, sacct)
 
 
+def slurm_state_shared_problems(host, state_dir, controllers, mark, seen, user="slurm"):
+    """Why this controller cannot share StateSaveLocation with the others ([] when it can)."""
+    return _call("slurm_state_shared_problems", ops.state_shared_problems, host, state_dir, controllers, mark, seen,
+                 user)
+
+
 class FilterModule(object):
     """Slurm day-2 operation filters."""
 
@@ -69,4 +76,5 @@ class FilterModule(object):
             "slurm_cluster_state": slurm_cluster_state,
             "slurm_sacct_states": slurm_sacct_states,
             "slurm_state_problems": slurm_state_problems,
+            "slurm_state_shared_problems": slurm_state_shared_problems,
         }

@@ -181,6 +181,8 @@ FAMILIES = {
     "controller_in_control": ("gauge", "1 for the slurmctld in control: the first, in SlurmctldHost order, that "
                                        "scontrol ping finds UP (a backup in control: the controllers before it are "
                                        "down); 0 for the others."),
+    "exporter_active": ("gauge", "1 when this exporter reports the cluster: its host is the controller in control, "
+                                 "or the only one; 0 on a standby controller, which reports scontrol ping only."),
     "dbd_up": ("gauge", "1 when sacctmgr got an answer from slurmdbd, 0 otherwise."),
     "node_state": ("gauge", "1 per node, with its state (flags removed), whether it responds, and the drain/down reason."),
     "nodes": ("gauge", "Nodes per state."),
@@ -258,6 +260,29 @@ def ping_samples(text):
     if not up:
         raise SlurmMetricsError("scontrol ping: no 'Slurmctld(...) at ... is UP/DOWN' line")
     return up + in_control
+
+
+def exporter_active(ping_result, own_name):
+    """Whether the exporter on the controller named own_name reports the cluster.
+
+    With backups every controller runs an exporter and Prometheus scrapes them all; only the one on the
+    controller in control (the first scontrol ping finds UP) reports nodes, jobs and the scheduler, so that
+    nothing is counted twice. It is active when ping failed or printed nothing it can read, when no
+    controller answers, or when this host is not one of the controllers ping lists (a single controller
+    known by another name)."""
+    result = ping_result if isinstance(ping_result, dict) else {}
+    if result.get("error"):
+        return True
+    try:
+        samples = ping_samples(result.get("out") or "")
+    except SlurmMetricsError:
+        return True
+    names = [labels["controller"] for name, labels, value in samples if name == PREFIX + "controller_up"]
+    leader = [labels["controller"] for name, labels, value in samples
+              if name == PREFIX + "controller_in_control" and value == 1]
+    if len(names) < 2 or not leader or str(own_name or "") not in names:
+        return True
+    return leader[0] == str(own_name)
 
 
 def node_samples(sinfo_text, gres_text=None):

@@ -101,7 +101,7 @@ SETTING_KEYS = (
     "state_dir", "spool_dir", "slurmctld_pidfile", "slurmd_pidfile", "configless", "accounting", "dbd_port",
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
-    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology",
+    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location",
 )
 # The controllers' old spelling in slurm.conf: refused in slurm_config, since the model always writes
 # SlurmctldHost (from the controller group, one line per host, the primary first) and slurmctld ignores
@@ -563,9 +563,13 @@ def check_inventory(inventory, settings):
     if not controllers:
         errors.append("No controller host: the inventory group %s (slurm_controller_group) is empty or missing. "
                       "Add the host that runs slurmctld to it." % cgroup)
-    elif len(controllers) > 1:
-        errors.append("The inventory group %s (slurm_controller_group) has %d hosts (%s); gpuops.cluster runs exactly one "
-                      "slurmctld. Keep one host in that group." % (cgroup, len(controllers), ", ".join(controllers)))
+    elif len(controllers) > 1 and not settings.get("state_save_location"):
+        errors.append("The inventory group %s (slurm_controller_group) has %d hosts (%s): the first runs the primary "
+                      "slurmctld and the others backups, which take over with the state the primary saved. "
+                      "slurm_state_save_location is empty, so each would keep its state on its own disk and a backup "
+                      "would take over without the jobs. Set slurm_state_save_location to a directory on storage every "
+                      "controller reaches (your shared file system or the collection's NFS export), or keep one host "
+                      "in that group." % (cgroup, len(controllers), ", ".join(controllers)))
     if len(dbd) > 1:
         errors.append("The inventory group %s (slurm_dbd_group) has %d hosts (%s); gpuops.cluster runs one slurmdbd. Keep "
                       "one host in that group, or none to run it on the controller." % (dgroup, len(dbd), ", ".join(dbd)))
@@ -596,6 +600,12 @@ def check_inventory(inventory, settings):
         if hvars.get("slurm_node_gres") is not None:
             errors.extend(_check_gres_override(host, hvars["slurm_node_gres"]))
     _check_unique("Slurm node name", "slurm_node_name", names, errors)
+    ctl_names = []
+    for host in controllers:
+        data = hosts.get(host) or {}
+        ctl_names.append((host, node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
+                                          (data.get("facts") or {}).get("hostname"))))
+    _check_unique("The Slurm name of a controller", "slurm_node_name", ctl_names, errors)
     errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup))
     mpi_default = settings.get("mpi_default")
     if str(mpi_default).startswith("pmix") and settings.get("install_pmix") is False:
@@ -1015,12 +1025,11 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     legacy = [key.lower() for key in LEGACY_CONTROLLER_KEYS]
     clash = sorted(str(key) for key in user_config if str(key).strip().lower() in legacy)
     if clash:
+        group = settings.get("controller_group", "slurm_controller")
         errors.append("slurm_config sets %s, the old spelling of the controllers: the collection writes SlurmctldHost "
                       "from the inventory group %s (slurm_controller_group), and slurmctld ignores BackupController "
                       "and BackupAddr once SlurmctldHost is set. Remove %s from slurm_config; give a controller's "
-                      "address with slurm_node_addr on that host." % (", ".join(clash),
-                                                                       settings.get("controller_group", "slurm_controller"),
-                                                                       ", ".join(clash)))
+                      "address with slurm_node_addr on that host." % (", ".join(clash), group, ", ".join(clash)))
     computed = {
         "ClusterName": settings.get("cluster_name"),
         "SlurmctldHost": _slurmctld_hosts(ctl_entries),
@@ -1230,7 +1239,7 @@ def build_model(inventory, settings, running_conf=None):
         "dbd": dbd_entry,
         "hosts": _host_entries(inventory, nodes, names, dbd_host, configless),
         "node_count": len(nodes),
-        "settings": conf,
+        "settings": dict((key, list(value) if isinstance(value, Repeated) else value) for key, value in conf.items()),
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
         "cgroup_conf": cgroup_lines,
         # topology.conf's lines (none when no topology is written) and what was chosen and why.
@@ -1238,8 +1247,8 @@ def build_model(inventory, settings, running_conf=None):
         "topology": dict((key, topology[key]) for key in ("plugin", "written", "reason", "notes", "missing")),
         "restart": restart_fingerprint(conf, nodes, configless, restart_keys),
         # slurmd's options: in configless mode it fetches the configuration from the controller.
-        "slurmd_options": ("--conf-server %s" % ",".join("%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817)
-                                                          for entry in ctl_entries)) if configless else "",
+        "slurmd_options": ("--conf-server %s" % ",".join(
+            "%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817) for entry in ctl_entries)) if configless else "",
     }
 
 

@@ -634,6 +634,36 @@ def state_problems(before, after, sacct=None):
 
 
 # No error of Python's own leaves a parser: anything no rule foresaw becomes SlurmOpsError.
+def state_shared_problems(host, state_dir, controllers, mark, seen, user="slurm"):
+    """Why this controller cannot share StateSaveLocation with the others ([] when it can).
+
+    Each controller wrote a file named after itself into <state_dir>/.gpuops-controllers as the slurm user
+    (mark: that command's {rc, stderr}), then listed the folder (seen: the file names). A backup takes over
+    with the state the primary saved, so every controller must write there and see every other's file: the
+    same storage, mounted on each."""
+    state_dir, user = _one_line(_as_text(state_dir, "state_dir")), _one_line(_as_text(user, "user"))
+    mark = mark if isinstance(mark, dict) else {}
+    problems = []
+    rc = mark.get("rc")
+    if rc not in (0, None) or mark.get("failed"):
+        why = _one_line(_as_text(mark.get("stderr") or mark.get("msg") or "rc %s" % rc, "stderr"))[:200]
+        problems.append("%s: the %s user cannot write StateSaveLocation (%s): %s. slurmctld keeps its state there; "
+                        "give the %s user a directory it owns there (on NFS, an export without root_squash for the "
+                        "collection to create it, or create it yourself) and run again."
+                        % (host, user, state_dir, why, user))
+        return problems
+    wanted = [str(name) for name in controllers] if isinstance(controllers, (list, tuple)) else []
+    names = set(str(name) for name in seen) if isinstance(seen, (list, tuple)) else set()
+    missing = [name for name in wanted if name not in names]
+    if missing:
+        problems.append("%s does not see the files %s wrote to StateSaveLocation (%s): it is not the same storage on "
+                        "every controller, and a backup would take over without the jobs. Mount one shared file "
+                        "system at %s on every controller (or set slurm_state_save_location to a path on it); "
+                        "controllers not in this run's play wrote theirs earlier, or never."
+                        % (host, ", ".join(missing), state_dir, state_dir))
+    return problems
+
+
 parse_slurm_version = guarded(SlurmOpsError, 'Slurm version')(parse_slurm_version)
 parse_apt_policy = guarded(SlurmOpsError, 'apt-cache policy')(parse_apt_policy)
 parse_name_versions = guarded(SlurmOpsError, 'package versions')(parse_name_versions)
@@ -646,3 +676,4 @@ upgrade_check = guarded(SlurmOpsError, 'upgrade check')(upgrade_check)
 cluster_state = guarded(SlurmOpsError, 'cluster state')(cluster_state)
 node_answering = guarded(SlurmOpsError, 'node')(node_answering)
 state_problems = guarded(SlurmOpsError, 'state problems')(state_problems)
+state_shared_problems = guarded(SlurmOpsError, 'StateSaveLocation check')(state_shared_problems)

@@ -36,6 +36,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     PROGRAMS,
     family,
     slurm_samples,
+    exporter_active,
 )
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -83,7 +84,7 @@ class Gatherer(object):
         path = (self.cfg.get("paths") or {}).get(program) or shutil.which(program, path=PATH)
         return [path] + COMMANDS[name] if path else None
 
-    def results(self):
+    def results(self, names):
         timeout = float(self.cfg.get("command_timeout_s") or 10)
         results = {}
 
@@ -91,7 +92,7 @@ class Gatherer(object):
             argv = self.argv(name)
             results[name] = run(argv, timeout) if argv else {"error": "%s not found in %s" % (name, PATH)}
 
-        threads = [threading.Thread(target=one, args=(name,)) for name in self.names]
+        threads = [threading.Thread(target=one, args=(name,)) for name in names]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -99,8 +100,14 @@ class Gatherer(object):
         return results
 
     def samples(self):
+        """scontrol ping first: a standby controller's exporter reports only that (exporter_active)."""
         start = time.time()
-        out = slurm_samples(self.results())
+        results = self.results(["scontrol_ping"])
+        active = exporter_active(results["scontrol_ping"], self.cfg.get("node_name"))
+        if active:
+            results.update(self.results([name for name in self.names if name != "scontrol_ping"]))
+        out = slurm_samples(results)
+        out.append((PREFIX + "exporter_active", {}, 1 if active else 0))
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))
         return out
 

@@ -16,7 +16,7 @@ from ansible_collections.gpuops.cluster.plugins.filter.slurm_ops import FilterMo
 
 FILTERS = FilterModule().filters()
 NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_sacct_states",
-         "slurm_state_problems", "slurm_upgrade_check"]
+         "slurm_state_problems", "slurm_state_shared_problems", "slurm_upgrade_check"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
 
@@ -85,3 +85,9 @@ def test_unexpected_errors_are_wrapped(monkeypatch):
     with pytest.raises(AnsibleFilterError) as info:
         FILTERS["slurm_state_problems"]({}, {})
     assert str(info.value) == "slurm_state_problems: unexpected input (KeyError: 'nodes')"
+
+
+def test_slurm_state_shared_problems():
+    check = FILTERS["slurm_state_shared_problems"]
+    assert check("c1", "/shared/s", ["c1", "c2"], {"rc": 0}, ["c1", "c2"]) == []
+    assert check("c2", "/shared/s", ["c1", "c2"], {"rc": 0}, ["c2"])[0].startswith("c2 does not see the files c1 wrote")

@@ -21,6 +21,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     node_samples,
     node_state,
     ping_samples,
+    exporter_active,
     sdiag_samples,
     share_samples,
     slurm_samples,
@@ -217,3 +218,23 @@ def test_a_recorded_scrape_of_1000_jobs():
     assert _value(samples, "controller_up", controller="mo-ctl", role="primary") == 1
     assert _value(samples, "dbd_up") == 1
     assert _value(samples, "scheduler_stat", section="general", stat="jobs_submitted") >= 1000
+
+
+TWO_UP = {"out": "Slurmctld(primary) at ctl1 is UP\nSlurmctld(backup) at ctl2 is UP\n"}
+TAKEN_OVER = {"out": "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at ctl2 is UP\n"}
+
+
+@pytest.mark.parametrize("ping, own, active", [
+    (TWO_UP, "ctl1", True),            # the primary in control reports the cluster
+    (TWO_UP, "ctl2", False),           # the standby backup reports scontrol ping only
+    (TAKEN_OVER, "ctl2", True),        # the backup that took over
+    (TAKEN_OVER, "ctl1", False),       # (an exporter on a primary whose slurmctld is down)
+    ({"out": "Slurmctld(primary) at ctl is UP\n"}, "other-name", True),   # one controller: always
+    (TWO_UP, "not-a-controller", True),
+    ({"out": "Slurmctld(primary) at a is DOWN\nSlurmctld(backup) at b is DOWN\n"}, "b", True),
+    ({"error": "rc 1: Unable to contact slurm controller"}, "ctl2", True),
+    ({"out": "garbage"}, "ctl2", True),
+    (None, None, True),
+])
+def test_only_the_exporter_of_the_controller_in_control_reports_the_cluster(ping, own, active):
+    assert exporter_active(ping, own) is active

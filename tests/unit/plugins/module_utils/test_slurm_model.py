@@ -301,8 +301,12 @@ NAME_TAIL = ", which Slurm and hostlists cannot carry: use letters, digits, _ an
         "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. "
         "Add the host that runs slurmctld to it."], id="no-controller"),
     pytest.param(lambda inv: inv.update(controllers=["ctl", "ctl2"]), [
-        "The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2); gpuops.cluster runs "
-        "exactly one slurmctld. Keep one host in that group."], id="two-controllers"),
+        "The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2): the first runs the "
+        "primary slurmctld and the others backups, which take over with the state the primary saved. "
+        "slurm_state_save_location is empty, so each would keep its state on its own disk and a backup would take "
+        "over without the jobs. Set slurm_state_save_location to a directory on storage every controller reaches "
+        "(your shared file system or the collection's NFS export), or keep one host in that group."],
+        id="two-controllers-without-shared-state"),
     pytest.param(lambda inv: inv.update(dbd=["db1", "db2"]), [
         "The inventory group slurm_dbd (slurm_dbd_group) has 2 hosts (db1, db2); gpuops.cluster runs one slurmdbd. "
         "Keep one host in that group, or none to run it on the controller."], id="two-dbd-hosts"),
@@ -1057,18 +1061,16 @@ def test_configless_slurmd_options_follow_the_port_and_the_controller_name():
 def test_every_controller_in_order_on_slurmctldhost_and_conf_server():
     # The model writes one SlurmctldHost line per controller, the primary (the group's first host) first;
     # slurmd's --conf-server lists them in the same order (slurmd(8)), and every controller serves gres.conf.
-    # The inventory check still keeps the group to one host until the roles run backups (issue 33).
     inventory = _inventory(2)
     inventory["controllers"] = ["ctl", "ctl2"]
     inventory["hosts"]["ctl2"] = {"facts": {"hostname": "head2"}, "vars": {"slurm_node_addr": "10.0.0.2"}}
-    model = build_model(inventory, _settings(configless=True))
+    model = build_model(inventory, _settings(configless=True, state_save_location="/shared/slurmctld"))
     assert _lines(model, "SlurmctldHost=") == ["SlurmctldHost=ctl", "SlurmctldHost=head2(10.0.0.2)"]
     assert model["slurmd_options"] == "--conf-server ctl:6817,head2:6817"
     assert [entry["name"] for entry in model["controllers"]] == ["ctl", "head2"]
     assert model["controller"]["host"] == "ctl"
     assert model["hosts"]["ctl"]["gres_conf"] == model["hosts"]["ctl2"]["gres_conf"] != []
-    assert model["errors"] == ["The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2); "
-                               "gpuops.cluster runs exactly one slurmctld. Keep one host in that group."]
+    assert model["errors"] == []
 
 
 @pytest.mark.parametrize("keys", [["BackupController"], ["ControlMachine", "backupaddr"]])
@@ -1918,3 +1920,12 @@ def test_rejected_reason_slurmd_falls_back_to_what_scontrol_said():
         "(slurm_node_gres, slurm_node_real_memory, its GPUs) or the setting and run again.")
     with pytest.raises(SlurmModelError, match="slurmctld or slurmd"):
         rejected_reason("slurmdbd", "x", [], [], "/var/log/slurm")
+
+
+def test_controllers_need_distinct_slurm_names():
+    inventory = _inventory(1)
+    inventory["controllers"] = ["ctl", "ctl.example.org"]
+    inventory["hosts"]["ctl.example.org"] = {"facts": {"hostname": "other"}, "vars": {"slurm_node_name": "ctl"}}
+    errors = check_inventory(inventory, _settings(state_save_location="/shared/slurmctld"))
+    assert errors == ['The Slurm name of a controller "ctl" is used by ctl, ctl.example.org: The Slurm name of a '
+                      'controller must be unique. Set slurm_node_name to tell them apart.']

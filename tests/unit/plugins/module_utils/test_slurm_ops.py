@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_ops import (
+    state_shared_problems,
     KNOWN_RELEASES,
     SlurmOpsError,
     cluster_state,
@@ -825,3 +826,34 @@ def test_fuzz_state_problems(before, after, sacct):
         return
     for line in result["problems"] + result["notes"]:
         assert line and "\n" not in line
+
+
+CTLS = ["ctl1", "ctl2"]
+
+
+def test_controllers_that_see_each_others_files_share_the_state():
+    assert state_shared_problems("ctl1", "/shared/slurmctld", CTLS, {"rc": 0, "stderr": ""}, ["ctl2", "ctl1"]) == []
+
+
+def test_a_controller_that_misses_another_ones_file_is_not_on_the_same_storage():
+    assert state_shared_problems("ctl2", "/var/lib/slurm/slurmctld", CTLS, {"rc": 0}, ["ctl2"]) == [
+        "ctl2 does not see the files ctl1 wrote to StateSaveLocation (/var/lib/slurm/slurmctld): it is not the same "
+        "storage on every controller, and a backup would take over without the jobs. Mount one shared file system "
+        "at /var/lib/slurm/slurmctld on every controller (or set slurm_state_save_location to a path on it); "
+        "controllers not in this run's play wrote theirs earlier, or never."]
+
+
+def test_a_slurm_user_that_cannot_write_there_is_named_with_what_failed():
+    problems = state_shared_problems("ctl1", "/shared/s", CTLS, {"rc": 1, "stderr": "sh: 1: cannot create "
+                                                                 "/shared/s/.gpuops-controllers/ctl1: Permission denied\n"},
+                                     [], user="slurm")
+    assert problems == [
+        "ctl1: the slurm user cannot write StateSaveLocation (/shared/s): sh: 1: cannot create "
+        "/shared/s/.gpuops-controllers/ctl1: Permission denied. slurmctld keeps its state there; give the slurm user "
+        "a directory it owns there (on NFS, an export without root_squash for the collection to create it, or "
+        "create it yourself) and run again."]
+
+
+@pytest.mark.parametrize("mark, seen", [(None, None), ("x", 5), ({"rc": "x"}, [1, 2]), ({}, "ctl1")])
+def test_odd_input_gives_messages_not_tracebacks(mark, seen):
+    assert isinstance(state_shared_problems("ctl1", "/s", CTLS, mark, seen), list)
