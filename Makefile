@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety maintenance health day2 topology accounting validate ha
+MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety maintenance health day2 topology ha
 
 .PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
 

@@ -4,10 +4,11 @@
 """Filters of the Slurm day-2 playbooks (configuration change, rolling upgrade).
 
 slurm_upgrade_check, slurm_apt_policy, slurm_name_versions,
-slurm_cluster_state, slurm_sacct_states, slurm_state_problems and
-slurm_state_shared_problems; their
-documentation is in the <filter name>.yml files beside this one, the logic in
-module_utils/slurm/_slurm_ops.py.
+slurm_cluster_state, slurm_sacct_states, slurm_state_problems,
+slurm_state_shared_problems and slurm_ping; their documentation is in the
+<filter name>.yml files beside this one, the logic in
+module_utils/slurm/_slurm_ops.py (slurm_ping: the reader the Slurm exporter
+uses, module_utils/monitoring/_slurm_metrics.py).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -18,12 +19,13 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import _slurm_ops as ops
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_ops import SlurmOpsError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
+from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import SlurmMetricsError, parse_ping
 
 
 def _call(name, func, *args):
     try:
         return func(*args)
-    except SlurmOpsError as exc:
+    except (SlurmOpsError, SlurmMetricsError) as exc:
         raise AnsibleFilterError("%s: %s" % (name, exc))
     except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
@@ -65,6 +67,11 @@ def slurm_state_shared_problems(host, state_dir, controllers, mark, seen, user="
                  user)
 
 
+def slurm_ping(text):
+    """The controllers scontrol ping lists, in order, each with up and in_control."""
+    return _call("slurm_ping", parse_ping, text)
+
+
 class FilterModule(object):
     """Slurm day-2 operation filters."""
 
@@ -77,4 +84,5 @@ class FilterModule(object):
             "slurm_sacct_states": slurm_sacct_states,
             "slurm_state_problems": slurm_state_problems,
             "slurm_state_shared_problems": slurm_state_shared_problems,
+            "slurm_ping": slurm_ping,
         }

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""Filters of playbooks/validate.yml (docs: validate_*.yml); logic in module_utils/validate/_validate_checks.py."""
+"""Filters of playbooks/validate.yml (docs: validate_*.yml); logic in module_utils/validate/_validate_checks.py and
+_validate_controllers.py."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -11,6 +12,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import ValidateError
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_checks as checks
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_controllers as controller_checks
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate import _validate_settings
 
 
@@ -45,6 +47,10 @@ def validate_topology_checks(run, usable, placement):
     return _call("validate_topology_checks", checks.topology_checks, run, usable, placement)
 
 
+def validate_controller_checks(run, controllers, takeover_log=None):
+    return _call("validate_controller_checks", controller_checks.controller_checks, run, controllers, takeover_log)
+
+
 def validate_ib_pairs(entries, hosts):
     return _call("validate_ib_pairs", checks.ib_pairs, entries, hosts)
 
@@ -77,5 +83,6 @@ class FilterModule(object):
             "validate_ib_pairs": validate_ib_pairs,
             "validate_topology_request": validate_topology_request,
             "validate_topology_checks": validate_topology_checks,
+            "validate_controller_checks": validate_controller_checks,
             "validate_settings_errors": validate_settings_errors,
         }

@@ -158,6 +158,9 @@ count_by = guarded(SlurmMetricsError, 'counts')(count_by)
 # --- the Slurm exporter's samples -------------------------------------------------
 
 PREFIX = "gpuops_slurm_"
+# Where the takeover trigger's program writes the time a backup took control
+# (gpuops.cluster._slurm_common, __slurm_takeover_note).
+TAKEOVER_NOTE = "/var/lib/gpuops/slurm/last-takeover"
 
 # The read-only commands one scrape runs (argv after the command's own path).
 COMMANDS = {
@@ -183,6 +186,10 @@ FAMILIES = {
                                        "down); 0 for the others."),
     "exporter_active": ("gauge", "1 when this exporter reports the cluster: its host is the controller in control, "
                                  "or the only one; 0 on a standby controller, which reports scontrol ping only."),
+    "controller_last_takeover_timestamp_seconds": (
+        "gauge", "When this controller last took control as a backup (seconds since the epoch), noted by a Slurm "
+                 "trigger (strigger --backup_slurmctld_assumed_control) that the collection's Slurm roles set "
+                 "with backup controllers; absent until a takeover happened."),
     "dbd_up": ("gauge", "1 when sacctmgr got an answer from slurmdbd, 0 otherwise."),
     "node_state": ("gauge", "1 per node, with its state (flags removed), whether it responds, and the drain/down reason."),
     "nodes": ("gauge", "Nodes per state."),
@@ -244,22 +251,44 @@ def gres_gpus(text):
     return total
 
 
-def ping_samples(text):
-    """controller_up and controller_in_control per controller from ``scontrol ping``.
+def parse_ping(text):
+    """The controllers of ``scontrol ping``, in SlurmctldHost order: [{controller, role, up, in_control}].
 
-    scontrol lists the controllers in SlurmctldHost order. The one in control is the first that answers: a
+    role is scontrol's word (primary, backup, backup2, ...). The one in control is the first that answers: a
     backup takes over only while every controller before it is down, and gives control back when the primary
-    answers again (slurm.conf(5), SlurmctldHost)."""
-    up, in_control = [], []
+    answers again (slurm.conf(5), SlurmctldHost). Raises SlurmMetricsError when no controller line is there."""
+    out = []
     for match in _PING_RE.finditer(as_text(text, "scontrol ping", SlurmMetricsError)):
-        labels = {"controller": match.group(2), "role": match.group(1).lower()}
         answers = match.group(3) == "UP"
-        first = answers and not any(sample[2] for sample in in_control)
-        up.append((PREFIX + "controller_up", labels, 1 if answers else 0))
-        in_control.append((PREFIX + "controller_in_control", dict(labels), 1 if first else 0))
-    if not up:
+        out.append({"controller": match.group(2), "role": match.group(1).lower(), "up": answers,
+                    "in_control": answers and not any(item["in_control"] for item in out)})
+    if not out:
         raise SlurmMetricsError("scontrol ping: no 'Slurmctld(...) at ... is UP/DOWN' line")
+    return out
+
+
+def ping_samples(text):
+    """controller_up and controller_in_control per controller from ``scontrol ping`` (parse_ping)."""
+    up, in_control = [], []
+    for item in parse_ping(text):
+        labels = {"controller": item["controller"], "role": item["role"]}
+        up.append((PREFIX + "controller_up", labels, 1 if item["up"] else 0))
+        in_control.append((PREFIX + "controller_in_control", dict(labels), 1 if item["in_control"] else 0))
     return up + in_control
+
+
+def takeover_samples(note_text, controller):
+    """controller_last_takeover_timestamp_seconds of this controller from the takeover note ([] without one).
+
+    The note holds the seconds since the epoch the trigger's program wrote (``date +%s``); anything else in it
+    raises SlurmMetricsError."""
+    if note_text is None:
+        return []
+    text = as_text(note_text, "the takeover note", SlurmMetricsError).strip()
+    if not re.match(r"^[0-9]{1,12}$", text):
+        raise SlurmMetricsError("the takeover note holds %r, not seconds since the epoch" % text[:40])
+    return [(PREFIX + "controller_last_takeover_timestamp_seconds", {"controller": str(controller or "")},
+             int(text))]
 
 
 def exporter_active(ping_result, own_name):
@@ -428,3 +457,5 @@ gres_samples = guarded(SlurmMetricsError, 'sinfo (Gres)')(gres_samples)
 job_samples = guarded(SlurmMetricsError, 'squeue')(job_samples)
 share_samples = guarded(SlurmMetricsError, 'sshare')(share_samples)
 sdiag_samples = guarded(SlurmMetricsError, 'sdiag')(sdiag_samples)
+parse_ping = guarded(SlurmMetricsError, 'scontrol ping')(parse_ping)
+takeover_samples = guarded(SlurmMetricsError, 'the takeover note')(takeover_samples)

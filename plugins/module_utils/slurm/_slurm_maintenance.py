@@ -32,8 +32,8 @@ def settings_errors(settings):
     settings: action, version, tasks_file, on_timeout, drain_timeout, wait_timeout, max_release_jump, reason,
     backup_dir (the slurm_maintenance_ variables without the prefix); actions (the actions there are);
     tasks_file_found (whether tasks_file is a file on the Ansible controller); controller_group (the inventory
-    group of slurmctld's host, slurm_controller_group) and controller_hosts (its hosts, None when there is no
-    such group).
+    group of slurmctld's hosts, slurm_controller_group), controller_hosts (its hosts, the primary first; None
+    when there is no such group) and unreachable (the play's hosts Ansible could not reach, [] when all answered).
     """
     if not isinstance(settings, dict):
         return ["the slurm_maintenance settings must be a mapping of the slurm_maintenance_ variables, not %s."
@@ -78,9 +78,15 @@ def settings_errors(settings):
     if not (is_text(backup_dir) and backup_dir.startswith("/")):
         errors.append("slurm_maintenance_backup_dir (%s) must be an absolute path." % plain(backup_dir))
     hosts = get("controller_hosts")
-    if not is_list(hosts) or len(hosts) != 1:
-        errors.append("The maintenance playbook needs exactly one host in the group %s (slurm_controller_group); it "
-                      "has %d." % (plain(get("controller_group")), len(hosts) if is_list(hosts) else 0))
+    if not is_list(hosts) or not hosts:
+        errors.append("The maintenance playbook needs the slurmctld host(s) in the group %s (slurm_controller_group); "
+                      "it has none." % plain(get("controller_group")))
+    unreached = get("unreachable")
+    if is_list(unreached) and unreached:
+        errors.append("Every Slurm host must answer before maintenance begins; not reached: %s. Bring them back, or "
+                      "take them out of the inventory for this run (a compute node: drain it in Slurm first; a "
+                      "controller: the maintenance restarts every slurmctld in order, so all of them must be up)."
+                      % ", ".join(plain(name) for name in unreached))
     return errors
 
 

@@ -136,6 +136,10 @@ REAL_MEMORY_SETTINGS = {
 _SHOWN = 60
 
 
+# slurm_dbd_db_host values that name the slurmdbd host itself (a backup slurmdbd could not reach its database).
+LOCAL_DB_HOSTS = ("localhost", "127.0.0.1", "::1", "")
+
+
 def _shown(value):
     try:
         text = value if isinstance(value, str) else json.dumps(value, default=str, sort_keys=True)
@@ -570,9 +574,23 @@ def check_inventory(inventory, settings):
                       "would take over without the jobs. Set slurm_state_save_location to a directory on storage every "
                       "controller reaches (your shared file system or the collection's NFS export), or keep one host "
                       "in that group." % (cgroup, len(controllers), ", ".join(controllers)))
-    if len(dbd) > 1:
-        errors.append("The inventory group %s (slurm_dbd_group) has %d hosts (%s); gpuops.cluster runs one slurmdbd. Keep "
-                      "one host in that group, or none to run it on the controller." % (dgroup, len(dbd), ", ".join(dbd)))
+    if len(dbd) > 2:
+        errors.append("The inventory group %s (slurm_dbd_group) has %d hosts (%s); Slurm runs one slurmdbd and at most "
+                      "one backup (DbdBackupHost). Keep one or two hosts in that group (the primary first), or none to "
+                      "run slurmdbd on the controller." % (dgroup, len(dbd), ", ".join(dbd)))
+    elif len(dbd) == 2:
+        db_host = str(settings.get("dbd_db_host") or "localhost").strip().lower()
+        local = db_host in LOCAL_DB_HOSTS or db_host.split(".", 1)[0] == str(dbd[0]).lower().split(".", 1)[0]
+        if settings.get("dbd_install_mariadb", True) is not False or local:
+            errors.append("The inventory group %s (slurm_dbd_group) has two hosts (%s): %s runs slurmdbd and %s its backup "
+                          "(DbdBackupHost), which takes over with the same database. That database must outlive the "
+                          "primary's host: set slurm_dbd_db_host to a database server both reach (not %s) and "
+                          "slurm_dbd_install_mariadb: false, with the database and its user made there; or keep one "
+                          "host in that group." % (dgroup, ", ".join(dbd), dbd[0], dbd[1],
+                                                   _shown(settings.get("dbd_db_host") or "localhost")))
+        elif not settings.get("dbd_db_password"):
+            errors.append("A backup slurmdbd (%s) needs the database password both slurmdbd hosts use: set "
+                          "slurm_dbd_db_password (from your vault)." % dbd[1])
     both = [host for host in controllers if host in set(computes)]
     if both:
         errors.append("%s in both %s (slurm_controller_group) and %s (slurm_compute_group): the controller stays a separate "
@@ -754,10 +772,10 @@ def _check_accounts(accounts):
 # --------------------------------------------------------------------------
 # The model
 
-def _host_entry(host, controllers, computes, dbd_host, configless, names):
+def _host_entry(host, controllers, computes, dbd_hosts, configless, names):
     is_controller = host in controllers
     is_compute = host in computes
-    is_dbd = host == dbd_host
+    is_dbd = host in dbd_hosts
     return {
         "name": names.get(host) or node_name(host),
         "controller": is_controller,
@@ -1056,7 +1074,8 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     accounting = {}
     if settings.get("accounting"):
         accounting = _merge(_mapping(settings, "accounting_config", "slurm_accounting_config", errors),
-                            {"AccountingStorageHost": dbd_entry["name"], "AccountingStoragePort": settings.get("dbd_port")})
+                            {"AccountingStorageHost": dbd_entry["name"], "AccountingStoragePort": settings.get("dbd_port"),
+                             "AccountingStorageBackupHost": dbd_entry.get("backup_name") or None})
     user_config = settings.get("config") or {}
     cgroup_config = settings.get("cgroup_config") or {}
     series = settings.get("series")
@@ -1082,7 +1101,7 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     return conf, cgroup
 
 
-def _host_entries(inventory, nodes, names, dbd_host, configless):
+def _host_entries(inventory, nodes, names, dbd_hosts, configless):
     """Each Slurm host's entry (its roles, its gres.conf lines), by inventory name."""
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
@@ -1090,7 +1109,7 @@ def _host_entries(inventory, nodes, names, dbd_host, configless):
     host_entries = {}
     for host in controllers + computes + dbd:
         if host not in host_entries:
-            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_host, configless, names)
+            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names)
     for node in nodes:
         entry = host_entries[node["host"]]
         entry["gres_conf"] = [] if configless else list(node["gres_lines"])
@@ -1194,6 +1213,7 @@ def build_model(inventory, settings, running_conf=None):
     configless = bool(settings.get("configless"))
     ctl_host = controllers[0] if controllers else None
     dbd_host = dbd[0] if dbd else ctl_host
+    dbd_backup = dbd[1] if len(dbd) == 2 else None
 
     errors.extend(real_memory_setting_errors(settings))
     nodes, memory_groups = _compute_nodes(computes, hosts, settings, errors, warnings)
@@ -1209,7 +1229,8 @@ def build_model(inventory, settings, running_conf=None):
                     "addr": ((hosts.get(host) or {}).get("vars") or {}).get("slurm_node_addr") or ""}
                    for host in controllers]
     ctl = ctl_entries[0] if ctl_entries else {"host": None, "name": "", "addr": ""}
-    dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, "")}
+    dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, ""),
+                 "backup_host": dbd_backup, "backup_name": names.get(dbd_backup, "") if dbd_backup else ""}
 
     topology = model_topology(settings, nodes, hosts, errors, warnings)
     conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
@@ -1237,7 +1258,7 @@ def build_model(inventory, settings, running_conf=None):
         "controller": ctl,
         "controllers": ctl_entries,
         "dbd": dbd_entry,
-        "hosts": _host_entries(inventory, nodes, names, dbd_host, configless),
+        "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless),
         "node_count": len(nodes),
         "settings": dict((key, list(value) if isinstance(value, Repeated) else value) for key, value in conf.items()),
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,

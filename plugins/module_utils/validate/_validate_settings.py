@@ -87,8 +87,9 @@ def settings_errors(settings):
         problems.append(("clock_samples", "validate_clock_samples is a whole number from 1 to 50"))
     errors = fix_messages("", settings, problems, "validate_%s")
     hosts = get("controller_hosts")
-    if not is_list(hosts) or len(hosts) != 1:
-        errors.append("the inventory group %s (slurm_controller_group) has %s. Fix: it must hold exactly one host."
-                      % (json_shown(get("controller_group"), 60),
-                         "no hosts" if not hosts else (names(list(hosts)) if is_list(hosts) else "no host list")))
+    if not is_list(hosts) or not hosts:
+        errors.append("the inventory group %s (slurm_controller_group) has %s. Fix: put slurmctld's host (and "
+                      "its backups after it) in it."
+                      % (json_shown(get("controller_group"), 60), "no hosts" if is_list(hosts) or not hosts
+                         else "no host list"))
     return [PREFIX + error for error in errors]

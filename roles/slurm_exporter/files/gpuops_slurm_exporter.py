@@ -6,7 +6,8 @@
 Installed by gpuops.cluster.slurm_exporter on the Slurm controller and run by
 systemd. Each scrape runs sinfo (twice: states and reasons, then Gres),
 squeue, sdiag, scontrol ping and, where accounting is on, sshare and sacctmgr,
-side by side, each with a time limit. What they print is read by the
+side by side, each with a time limit, and reads the note of the last takeover
+a Slurm trigger writes on a backup controller. What they print is read by the
 collection's module_utils (installed beside this file under lib/). A command
 that fails or prints what cannot be read gives gpuops_slurm_command_up 0 with
 the reason; the others are still exported.
@@ -34,9 +35,12 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     COMMANDS,
     PREFIX,
     PROGRAMS,
+    TAKEOVER_NOTE,
+    SlurmMetricsError,
     family,
     slurm_samples,
     exporter_active,
+    takeover_samples,
 )
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -48,6 +52,15 @@ def read_json(path):
         with open(path) as handle:
             return json.load(handle)
     except (IOError, OSError, ValueError):
+        return None
+
+
+def read_text(path):
+    """The file's text, or None when it is not there or cannot be read."""
+    try:
+        with open(path) as handle:
+            return handle.read(4096)
+    except (IOError, OSError, UnicodeDecodeError):
         return None
 
 
@@ -108,6 +121,12 @@ class Gatherer(object):
             results.update(self.results([name for name in self.names if name != "scontrol_ping"]))
         out = slurm_samples(results)
         out.append((PREFIX + "exporter_active", {}, 1 if active else 0))
+        # With backups, the time this controller last took control (a Slurm trigger's note).
+        try:
+            out.extend(takeover_samples(read_text(self.cfg.get("takeover_note") or TAKEOVER_NOTE),
+                                        self.cfg.get("node_name")))
+        except SlurmMetricsError as exc:
+            out.append((PREFIX + "command_up", {"command": "takeover_note", "reason": str(exc)[:200]}, 0))
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))
         return out
 

@@ -246,13 +246,14 @@ def test_slurm_inventory_errors_need_no_facts():
 def test_slurm_inventory_errors_finds_them_all():
     hostvars = _hostvars(3, gpu02={"slurm_node_name": "gpu01"}, gpu03={"slurm_node_gres": [{"type": "a100", "count": 4}]})
     errors = FILTERS["slurm_inventory_errors"](
-        LazyMapping(hostvars), [], ["gpu01", "gpu02", "gpu03"], ["db1", "db2"],
+        LazyMapping(hostvars), [], ["gpu01", "gpu02", "gpu03"], ["db1", "db2", "db3"],
         LazyMapping(dict(SETTINGS, cluster_name="Lab", partitions=[{"name": "gpu", "options": {"maxtime": "1:00"}}])))
     assert errors == [
         "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. Add the "
         "host that runs slurmctld to it.",
-        "The inventory group slurm_dbd (slurm_dbd_group) has 2 hosts (db1, db2); gpuops.cluster runs one slurmdbd. Keep "
-        "one host in that group, or none to run it on the controller.",
+        "The inventory group slurm_dbd (slurm_dbd_group) has 3 hosts (db1, db2, db3); Slurm runs one slurmdbd and at "
+        "most one backup (DbdBackupHost). Keep one or two hosts in that group (the primary first), or none to run "
+        "slurmdbd on the controller.",
         'slurm_cluster_name "Lab": use lower-case letters, digits, _ and - (up to 40, starting with a letter or digit); '
         "slurmdbd keys its tables by it.",
         'slurm_node_gres on gpu03[0]: a GPU needs file (for example "/dev/nvidia[0-3]"): Slurm binds GPUs by device file.',

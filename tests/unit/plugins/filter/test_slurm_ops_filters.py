@@ -15,7 +15,7 @@ from ansible_collections.gpuops.cluster.plugins.filter import slurm_ops
 from ansible_collections.gpuops.cluster.plugins.filter.slurm_ops import FilterModule
 
 FILTERS = FilterModule().filters()
-NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_sacct_states",
+NAMES = ["slurm_apt_policy", "slurm_cluster_state", "slurm_name_versions", "slurm_ping", "slurm_sacct_states",
          "slurm_state_problems", "slurm_state_shared_problems", "slurm_upgrade_check"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
@@ -27,6 +27,14 @@ def fixture(name):
 
 def test_filter_names():
     assert sorted(FILTERS) == NAMES
+
+
+def test_slurm_ping():
+    text = "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at ctl2 is UP\n"
+    assert [(item["controller"], item["up"], item["in_control"]) for item in FILTERS["slurm_ping"](text)] == [
+        ("ctl1", False, False), ("ctl2", True, True)]
+    with pytest.raises(AnsibleFilterError, match="^slurm_ping: scontrol ping: no 'Slurmctld"):
+        FILTERS["slurm_ping"]("slurm_load_ctl_conf error")
 
 
 def test_slurm_upgrade_check():

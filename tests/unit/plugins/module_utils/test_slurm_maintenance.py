@@ -39,7 +39,10 @@ def settings(**change):
 
 VERSION = ("slurm_maintenance_version (%s) is set, but slurm_maintenance_action is %s: set -e "
            "slurm_maintenance_action=upgrade to upgrade, or drop the version.")
-GROUP = "The maintenance playbook needs exactly one host in the group %s (slurm_controller_group); it has %d."
+GROUP = "The maintenance playbook needs the slurmctld host(s) in the group %s (slurm_controller_group); it has none."
+UNREACHED = ("Every Slurm host must answer before maintenance begins; not reached: %s. Bring them back, or take them "
+             "out of the inventory for this run (a compute node: drain it in Slurm first; a controller: the maintenance "
+             "restarts every slurmctld in order, so all of them must be up).")
 BAD = [
     ({"action": "reboot"}, "slurm_maintenance_action (reboot) must be one of upgrade, restart, tasks."),
     ({"action": None}, "slurm_maintenance_action (None) must be one of upgrade, restart, tasks."),
@@ -63,8 +66,10 @@ BAD = [
     ({"reason": ""}, "slurm_maintenance_reason must not be empty."),
     ({"reason": None}, "slurm_maintenance_reason must not be empty (it is None)."),
     ({"backup_dir": "backups"}, "slurm_maintenance_backup_dir (backups) must be an absolute path."),
-    ({"controller_hosts": None}, GROUP % ("slurm_controller", 0)),
-    ({"controller_hosts": ["ctl1", "ctl2"], "controller_group": "ctl"}, GROUP % ("ctl", 2)),
+    ({"controller_hosts": None}, GROUP % "slurm_controller"),
+    ({"controller_hosts": [], "controller_group": "ctl"}, GROUP % "ctl"),
+    ({"unreachable": ["ctl1"]}, UNREACHED % "ctl1"),
+    ({"unreachable": ["ctl1", "gpu07"]}, UNREACHED % "ctl1, gpu07"),
 ]
 
 
@@ -76,7 +81,8 @@ def test_the_defaults_have_no_errors():
     {"action": "upgrade", "version": "24.11.5-4"}, {"action": "upgrade"}, {"action": "tasks", "tasks_file": "fw.yml",
                                                                            "tasks_file_found": True},
     {"drain_timeout": 0}, {"drain_timeout": "7200"}, {"wait_timeout": 10}, {"max_release_jump": "3"},
-    {"on_timeout": "fail"},
+    {"on_timeout": "fail"}, {"controller_hosts": ["ctl1", "ctl2"]}, {"controller_hosts": ["c1", "c2", "c3"]},
+    {"unreachable": []},
 ])
 def test_good_settings_have_no_errors(good):
     assert settings_errors(settings(**good)) == []
@@ -96,7 +102,7 @@ def test_several_bad_settings_give_every_message():
         "slurm_maintenance_on_timeout (x) must be proceed or fail.",
         "slurm_maintenance_wait_timeout (1) must be a whole number of seconds, at least 10.",
         "slurm_maintenance_reason must not be empty.",
-        GROUP % ("slurm_controller", 0),
+        GROUP % "slurm_controller",
     ]
 
 

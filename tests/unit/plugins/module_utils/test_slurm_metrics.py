@@ -10,9 +10,11 @@ __metaclass__ = type
 import os
 
 import pytest
+import yaml
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import (
     COMMANDS,
+    TAKEOVER_NOTE,
     SlurmMetricsError,
     count_by,
     gres_gpus,
@@ -20,6 +22,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     job_samples,
     node_samples,
     node_state,
+    parse_ping,
     ping_samples,
     exporter_active,
     sdiag_samples,
@@ -28,6 +31,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     parse_pipe,
     parse_sdiag,
     parse_sshare,
+    takeover_samples,
 )
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "slurm_exporter")
@@ -189,6 +193,17 @@ def test_the_controller_in_control_is_the_first_that_answers(text, in_control):
         ping_samples("garbage")
 
 
+def test_parse_ping_gives_each_controller_in_order():
+    text = "Slurmctld(primary) at a is DOWN\nSlurmctld(backup1) at b is UP\nSlurmctld(backup2) at c is UP\n"
+    assert parse_ping(text) == [
+        {"controller": "a", "role": "primary", "up": False, "in_control": False},
+        {"controller": "b", "role": "backup1", "up": True, "in_control": True},
+        {"controller": "c", "role": "backup2", "up": True, "in_control": False}]
+    for garbage in ("", None, 3, "Slurmctld is UP"):
+        with pytest.raises(SlurmMetricsError):
+            parse_ping(garbage)
+
+
 def test_a_command_that_fails_or_prints_garbage_is_command_up_0_and_the_rest_still_counts():
     samples = slurm_samples({
         "sinfo": {"out": "gpu01|gpu*|idle|none\n"},
@@ -238,3 +253,19 @@ TAKEN_OVER = {"out": "Slurmctld(primary) at ctl1 is DOWN\nSlurmctld(backup) at c
 ])
 def test_only_the_exporter_of_the_controller_in_control_reports_the_cluster(ping, own, active):
     assert exporter_active(ping, own) is active
+
+
+def test_takeover_note():
+    assert takeover_samples("1795807273\n", "ha-ctl2") == [
+        ("gpuops_slurm_controller_last_takeover_timestamp_seconds", {"controller": "ha-ctl2"}, 1795807273)]
+    assert takeover_samples(None, "ha-ctl2") == []
+    for garbage in ("", "yesterday\n", "12 34", 3.5):
+        with pytest.raises(SlurmMetricsError):
+            takeover_samples(garbage, "ha-ctl2")
+
+
+def test_the_note_the_trigger_writes_is_the_one_the_exporter_reads():
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "_slurm_common", "vars",
+                           "main.yml")) as handle:
+        role_vars = yaml.safe_load(handle)
+    assert role_vars["__slurm_takeover_note"] == TAKEOVER_NOTE

@@ -307,9 +307,16 @@ NAME_TAIL = ", which Slurm and hostlists cannot carry: use letters, digits, _ an
         "over without the jobs. Set slurm_state_save_location to a directory on storage every controller reaches "
         "(your shared file system or the collection's NFS export), or keep one host in that group."],
         id="two-controllers-without-shared-state"),
+    pytest.param(lambda inv: inv.update(dbd=["db1", "db2", "db3"]), [
+        "The inventory group slurm_dbd (slurm_dbd_group) has 3 hosts (db1, db2, db3); Slurm runs one slurmdbd and at "
+        "most one backup (DbdBackupHost). Keep one or two hosts in that group (the primary first), or none to run "
+        "slurmdbd on the controller."], id="three-dbd-hosts"),
     pytest.param(lambda inv: inv.update(dbd=["db1", "db2"]), [
-        "The inventory group slurm_dbd (slurm_dbd_group) has 2 hosts (db1, db2); gpuops.cluster runs one slurmdbd. "
-        "Keep one host in that group, or none to run it on the controller."], id="two-dbd-hosts"),
+        "The inventory group slurm_dbd (slurm_dbd_group) has two hosts (db1, db2): db1 runs slurmdbd and db2 its "
+        "backup (DbdBackupHost), which takes over with the same database. That database must outlive the primary's "
+        "host: set slurm_dbd_db_host to a database server both reach (not \"localhost\") and "
+        "slurm_dbd_install_mariadb: false, with the database and its user made there; or keep one host in that "
+        "group."], id="backup-dbd-with-a-local-database"),
     pytest.param(lambda inv: inv.update(controllers=["gpu01"]), [
         "gpu01 in both slurm_controller (slurm_controller_group) and slurm_compute (slurm_compute_group): the "
         "controller stays a separate host. Remove it from one group."], id="host-in-both-groups"),
@@ -659,7 +666,7 @@ def test_the_whole_slurm_conf_of_a_small_cluster():
     ]
     assert model["cgroup_conf"] == ["ConstrainCores=yes"]
     assert model["controller"] == {"host": "ctl", "name": "ctl", "addr": ""}
-    assert model["dbd"] == {"host": "ctl", "name": "ctl"}
+    assert model["dbd"] == {"host": "ctl", "name": "ctl", "backup_host": None, "backup_name": ""}
     assert model["slurmd_options"] == ""
 
 
@@ -1129,12 +1136,32 @@ def test_host_entries(configless, hosts):
 def test_slurmdbd_on_the_controller_or_on_a_compute_node():
     model = build_model(_inventory(1), _settings(accounting=True))
     assert model["hosts"]["ctl"] == _entry("ctl", controller=True, dbd=True, holds_config=True)
-    assert model["dbd"] == {"host": "ctl", "name": "ctl"}
+    assert model["dbd"] == {"host": "ctl", "name": "ctl", "backup_host": None, "backup_name": ""}
     inventory = _inventory(2)
     inventory["dbd"] = ["gpu02"]
     model = build_model(inventory, _settings(accounting=True, configless=True))
     assert model["hosts"]["gpu02"] == _entry("gpu02", compute=True, dbd=True, holds_config=True)
     assert model["settings"]["AccountingStorageHost"] == "gpu02"
+
+
+def test_a_backup_slurmdbd():
+    inventory = _inventory(1, dbd="db1")
+    inventory["dbd"] = ["db1", "ctl"]
+    good = dict(accounting=True, dbd_db_host="sqlserver", dbd_install_mariadb=False, dbd_db_password="Zt4-9_x!Q2")
+    model = build_model(inventory, _settings(**good))
+    assert model["errors"] == []
+    assert model["dbd"] == {"host": "db1", "name": "db1", "backup_host": "ctl", "backup_name": "ctl"}
+    assert _lines(model, "AccountingStorage") == [
+        "AccountingStorageBackupHost=ctl", "AccountingStorageHost=db1", "AccountingStoragePort=6819",
+        "AccountingStorageType=accounting_storage/slurmdbd"]
+    assert model["hosts"]["ctl"]["dbd"] is True and model["hosts"]["ctl"]["dbd_only"] is False
+    assert model["hosts"]["db1"]["dbd_only"] is True
+    for change, needle in ((dict(dbd_install_mariadb=True), "slurm_dbd_install_mariadb: false"),
+                           (dict(dbd_db_host="127.0.0.1"), 'not "127.0.0.1"'),
+                           (dict(dbd_db_host="db1.example.org"), 'not "db1.example.org"'),
+                           (dict(dbd_db_password=""), "set slurm_dbd_db_password (from your vault)")):
+        errors = build_model(inventory, _settings(**dict(good, **change)))["errors"]
+        assert len(errors) == 1 and needle in errors[0], errors
 
 
 @pytest.mark.parametrize("dbd_data, name", [
@@ -1150,7 +1177,7 @@ def test_accounting_names_the_dbd_host_by_its_slurm_name(dbd_data, name):
     assert [line for line in model["slurm_conf"] if line.startswith("Accounting")] == [
         "AccountingStorageHost=%s" % name, "AccountingStoragePort=6819",
         "AccountingStorageType=accounting_storage/slurmdbd"]
-    assert model["dbd"] == {"host": "db.example.org", "name": name}
+    assert model["dbd"] == {"host": "db.example.org", "name": name, "backup_host": None, "backup_name": ""}
 
 
 def test_no_accounting_settings_without_accounting():

@@ -30,6 +30,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_
     topology_placement_request,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import ValidateError, parse_scontrol_topology
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_controllers import controller_checks, last_takeover
 # A real `chronyc tracking` capture (its source: tests/fixtures/VALIDATE_SOURCES.md).
 from ansible_collections.gpuops.cluster.tests.unit.plugins.module_utils.test_validate import CHRONY_PPS
 
@@ -636,3 +637,62 @@ def test_topology_checks_without_a_topology_say_why():
     one_each = "SwitchName=a Level=0 Nodes=va-gpu01\nSwitchName=b Level=0 Nodes=va-gpu02\n"
     out = topology_checks({"rc": 0, "stdout": one_each}, USABLE[:2], {"skipped": True})
     assert out[1]["status"] == "not_run" and out[1]["message"] == "no leaf switch holds 2 usable nodes"
+
+
+# scontrol ping as 22.05.8 prints it with two controllers (the ha scenario), and the takeover line the
+# backup's slurmctld.log had there.
+PING_BOTH = "Slurmctld(primary) at ha-ctl1 is UP\nSlurmctld(backup) at ha-ctl2 is UP\n"
+PING_BACKUP = ("Slurmctld(primary) at ha-ctl1 is DOWN\nSlurmctld(backup) at ha-ctl2 is UP\n"
+               "*****************************************\n** RESTORE SLURMCTLD DAEMON TO SERVICE **\n"
+               "*****************************************\n")
+TAKEOVER_LOG = ("[2026-11-27T19:20:01.412] error: ControlMachine ha-ctl1 not responding, BackupController1 ha-ctl2 "
+                "taking over\n[2026-11-27T19:41:13.007] error: ControlMachine ha-ctl1 not responding, "
+                "BackupController1 ha-ctl2 taking over\n")
+CONTROLLERS = ["ha-ctl1", "ha-ctl2"]
+
+
+def _statuses(out):
+    return [(r["node"], r["check"], r["status"]) for r in out]
+
+
+def test_the_primary_in_control_passes():
+    out = controller_checks({"rc": 0, "stdout": PING_BOTH}, CONTROLLERS)
+    assert _statuses(out) == [("ha-ctl1", "slurmctld_ping", "pass"), ("ha-ctl2", "slurmctld_ping", "pass"),
+                              ("cluster", "controller_in_control", "pass")]
+    assert out[-1]["message"] == "the primary ha-ctl1 is in control; standing by: ha-ctl2"
+    single = controller_checks({"rc": 0, "stdout": "Slurmctld(primary) at ctl is UP\n"}, ["ctl"])
+    assert single[-1]["message"] == "the primary ctl is in control"
+
+
+def test_a_backup_in_control_fails_with_the_time_it_took_over():
+    out = controller_checks({"rc": 0, "stdout": PING_BACKUP}, CONTROLLERS, {"rc": 0, "stdout": TAKEOVER_LOG})
+    assert _statuses(out) == [("ha-ctl1", "slurmctld_ping", "fail"), ("ha-ctl2", "slurmctld_ping", "pass"),
+                              ("cluster", "controller_in_control", "fail")]
+    assert out[-1]["measured"] == "ha-ctl2" and out[-1]["expected"] == "ha-ctl1"
+    assert out[-1]["message"] == ("the backup ha-ctl2 is in control since 2026-11-27T19:41:13.007 (its log): ha-ctl1 "
+                                  "down; bring the primary back (it takes control again when it starts)")
+    unknown = controller_checks({"rc": 0, "stdout": PING_BACKUP}, CONTROLLERS, {"rc": 1, "stdout": ""})
+    assert "(its log has no takeover line)" in unknown[-1]["message"]
+
+
+def test_no_controller_answering_and_a_stale_slurm_conf_fail():
+    down = controller_checks({"rc": 1, "stdout": PING_BACKUP.replace("is UP", "is DOWN")}, CONTROLLERS)
+    assert down[-1]["status"] == "fail" and down[-1]["message"].startswith("no controller answers")
+    stale = controller_checks({"rc": 0, "stdout": PING_BOTH}, ["ha-ctl1"])
+    assert stale[-1]["message"] == ("slurm.conf names the controllers ha-ctl1, ha-ctl2, the inventory ha-ctl1: "
+                                    "converge playbooks/slurm.yml")
+
+
+@pytest.mark.parametrize("run", [{"rc": 1, "stdout": "", "stderr": "slurm_load_ctl_conf error"}, {}, None, "x"])
+def test_ping_without_controller_lines_is_one_failure_with_the_reason(run):
+    out = controller_checks(run, CONTROLLERS)
+    assert _statuses(out) == [("cluster", "controller_in_control", "fail")]
+    assert out[0]["message"].startswith("scontrol ping lists no controller")
+
+
+def test_last_takeover():
+    assert last_takeover(TAKEOVER_LOG) == "2026-11-27T19:41:13.007"
+    assert last_takeover("") is None and last_takeover(None) is None
+    assert last_takeover("Running as primary controller\n") is None
+    with pytest.raises(ValidateError):
+        last_takeover(["taking over"])

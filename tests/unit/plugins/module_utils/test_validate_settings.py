@@ -65,9 +65,14 @@ BAD = [
     ({"clock_max_skew_s": -1}, "Fix: validate_clock_max_skew_s is a number of seconds, 0 or more."),
     ({"clock_samples": 51}, "Fix: validate_clock_samples is a whole number from 1 to 50."),
     ({"controller_hosts": None}, 'validate: the inventory group "slurm_controller" (slurm_controller_group) has no '
-                                 'hosts. Fix: it must hold exactly one host.'),
-    ({"controller_hosts": ["a", "b"]}, "(slurm_controller_group) has a, b."),
+                                 "hosts. Fix: put slurmctld's host (and its backups after it) in it."),
+    ({"controller_hosts": []}, "(slurm_controller_group) has no hosts."),
+    ({"controller_hosts": "ctl"}, "(slurm_controller_group) has no host list."),
 ]
+
+
+def test_backup_controllers_are_welcome():
+    assert settings_errors(settings(controller_hosts=["ctl1", "ctl2"])) == []
 
 
 @pytest.mark.parametrize("change, expected", BAD)
