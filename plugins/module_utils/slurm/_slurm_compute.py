@@ -20,6 +20,8 @@ ACCESS_RE = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.@-]*|\([A-Za-z0-9_.][A-Za-z0-9
 def _access_name(value):
     """value | string matches ACCESS_RE (a whole number is its digits)."""
     if isinstance(value, int) and not isinstance(value, bool):
+        if value.bit_length() > 64:  # no user id; str() of one past 4300 digits raises
+            return False
         value = str(value)
     return is_text(value) and ACCESS_RE.fullmatch(value) is not None
 

@@ -50,3 +50,9 @@ def test_each_problem_is_named(change, expected):
 def test_garbage_gives_a_message(value):
     assert pam_adopt_errors(value) == ["slurm_compute_pam_slurm_adopt: the settings must be a mapping, not %r."
                                        % (value,)]
+
+
+def test_a_number_too_long_to_print_is_named_not_raised():
+    # Found by the hostile-settings test (a YAML integer of more than 4300 digits): str() of it raises.
+    errors = pam_adopt_errors(settings(allow=["root", 10 ** 5000]))
+    assert len(errors) == 1 and errors[0].startswith("slurm_compute_pam_slurm_adopt_allow must be a list of user names")
