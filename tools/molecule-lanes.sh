@@ -25,14 +25,13 @@ LANES=${MOLECULE_LANES:-2}
 SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 topology ha}
 # Lane of each scenario, balanced on their measured run times with two lanes
 # side by side and the other parts of make test beside them on a 2-core
-# machine (seconds, 2026-11-27, clean clone 1a8b4d6): site 1592, maintenance
-# 168, day2 140 | slurm_trixie 1063, gpu_stack 145, safety 321, health 184,
-# topology 176; ha 237 then, with accounting 114 and validate 157 on clusters
-# of their own: their suites now run on the ha cluster (about 600 in all,
-# with the backup slurmdbd and the validation during the takeover).
+# machine (seconds, 2026-11-27, clean clone cc48c50, accounting's and
+# validate's suites on the ha cluster): site 1460, health 210, maintenance
+# 140, day2 84 | slurm_trixie 845, gpu_stack 122, safety 316, topology 138,
+# ha 430.
 declare -A LANE_OF=(
-  [site]=0 [maintenance]=0 [safety]=0 [day2]=0
-  [slurm_trixie]=1 [gpu_stack]=1 [health]=1 [topology]=1 [ha]=1
+  [site]=0 [health]=0 [maintenance]=0 [day2]=0
+  [slurm_trixie]=1 [gpu_stack]=1 [safety]=1 [topology]=1 [ha]=1
 )
 LOGS=.build/molecule-logs
 # What each scenario checked (tests/callback_plugins/gpuops_checks.py), for
