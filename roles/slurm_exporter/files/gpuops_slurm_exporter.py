@@ -123,8 +123,7 @@ class Gatherer(object):
         out.append((PREFIX + "exporter_active", {}, 1 if active else 0))
         # With backups, the time this controller last took control (a Slurm trigger's note).
         try:
-            out.extend(takeover_samples(read_text(self.cfg.get("takeover_note") or TAKEOVER_NOTE),
-                                        self.cfg.get("node_name")))
+            out.extend(takeover_samples(read_text(TAKEOVER_NOTE), self.cfg.get("node_name")))
         except SlurmMetricsError as exc:
             out.append((PREFIX + "command_up", {"command": "takeover_note", "reason": str(exc)[:200]}, 0))
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))
