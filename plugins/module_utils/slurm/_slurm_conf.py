@@ -178,6 +178,72 @@ _SLURM_CONF_24_11 = _names("""
     UnkillableStepTimeout UsePAM VSizeFactor WaitTime X11Parameters
 """)
 
+# slurm.conf(5) PARAMETERS, Slurm 26.05.3 (doc/man/man5/slurm.conf.5 of
+# SchedMD's release tarball). BackupAddr, BackupController, ControlAddr and
+# ControlMachine are no longer documented but still parsed (read_config.c);
+# they stay here so that the model's own refusal of them speaks for every
+# release.
+_SLURM_CONF_26_05 = _names("""
+    AccountingStorageBackupHost AccountingStorageEnforce
+    AccountingStorageExternalHost AccountingStorageHost
+    AccountingStorageParameters AccountingStoragePass
+    AccountingStoragePort AccountingStorageTRES AccountingStorageType
+    AccountingStoreFlags AcctGatherEnergyType AcctGatherFilesystemType
+    AcctGatherInterconnectType AcctGatherNodeFreq AcctGatherProfileType
+    AllowSpecResourcesUsage AuthAltParameters AuthAltTypes AuthInfo
+    AuthType BackupAddr BackupController BatchStartTimeout BcastExclude
+    BcastParameters BurstBufferType CertgenParameters CertgenType
+    CertmgrParameters CertmgrType CliFilterParameters CliFilterPlugins
+    ClusterName CommunicationParameters CompleteWait ControlAddr
+    ControlMachine CpuFreqDef CpuFreqGovernors CredType
+    DataParserParameters DebugFlags DefCpuPerGPU DefMemPerCPU
+    DefMemPerGPU DefMemPerNode DependencyParameters DisableRootJobs
+    EioTimeout EnforcePartLimits Epilog EpilogMsgTime EpilogSlurmctld
+    EpilogTimeout FairShareDampeningFactor FederationParameters
+    FirstJobId GpuFreqDef GresTypes GroupUpdateForce GroupUpdateTime
+    HashPlugin HealthCheckInterval HealthCheckNodeState
+    HealthCheckProgram HealthCheckTimeout HttpParserType InactiveLimit
+    InteractiveStepOptions JobAcctGatherFrequency JobAcctGatherParams
+    JobAcctGatherType JobCompHost JobCompLoc JobCompParams JobCompPass
+    JobCompPassScript JobCompPort JobCompType JobCompUser JobFileAppend
+    JobRequeue JobSubmitPlugins KillOnBadExit KillWait LaunchParameters
+    LicenseParameters Licenses LogTimeFormat MailDomain MailProg
+    MaxArraySize MaxBatchRequeue MaxDBDMsgs MaxJobCount MaxJobId
+    MaxMemPerCPU MaxMemPerNode MaxNodeCount MaxStepCount MaxTasksPerNode
+    MCSParameters MCSPlugin MessageTimeout MetricsAuthUsers
+    MetricsParameters MetricsType MinJobAge MpiDefault MpiParams
+    NamespaceType NodeFeaturesPlugins OverTimeLimit PluginDir
+    PlugStackConfig PreemptExemptTime PreemptMode PreemptParameters
+    PreemptType PrEpParameters PrEpPlugins PriorityCalcPeriod
+    PriorityDecayHalfLife PriorityFavorSmall PriorityFlags
+    PriorityMaxAge PriorityParameters PrioritySiteFactorParameters
+    PrioritySiteFactorPlugin PriorityType PriorityUsageResetPeriod
+    PriorityWeightAge PriorityWeightAssoc PriorityWeightFairshare
+    PriorityWeightJobSize PriorityWeightPartition PriorityWeightQOS
+    PriorityWeightTRES PrivateData ProctrackType Prolog
+    PrologEpilogTimeout PrologFlags PrologSlurmctld PrologTimeout
+    PropagatePrioProcess PropagateResourceLimits
+    PropagateResourceLimitsExcept RebootProgram ReconfigFlags
+    RequeueExit RequeueExitHold ResumeFailProgram ResumeProgram
+    ResumeRate ResumeTimeout ResvEpilog ResvOverRun ResvProlog
+    ReturnToService SchedulerParameters SchedulerTimeSlice SchedulerType
+    ScronParameters SelectType SelectTypeParameters SlurmctldAddr
+    SlurmctldDebug SlurmctldHost SlurmctldHttpAuthParameters
+    SlurmctldLogFile SlurmctldParameters SlurmctldPidFile SlurmctldPort
+    SlurmctldPrimaryOffProg SlurmctldPrimaryOnProg SlurmctldSyslogDebug
+    SlurmctldTimeout SlurmdDebug SlurmdHttpAuthParameters SlurmdLogFile
+    SlurmdParameters SlurmdPidFile SlurmdPort SlurmdSpoolDir
+    SlurmdSyslogDebug SlurmdTimeout SlurmdUser SlurmSchedLogFile
+    SlurmSchedLogLevel SlurmUser SrunEpilog SrunPortRange SrunProlog
+    StateSaveLocation SuspendExcNodes SuspendExcParts SuspendExcStates
+    SuspendProgram SuspendRate SuspendTime SuspendTimeout
+    SwitchParameters SwitchType TaskEpilog TaskPlugin TaskPluginParam
+    TaskProlog TCPTimeout TLSParameters TLSType TmpFS TopologyParam
+    TopologyPlugin TrackWCKey TreeWidth UnkillableStepProgram
+    UnkillableStepTimeout UrlParserType UsePAM VSizeFactor WaitTime
+    X11Parameters
+""")
+
 # cgroup.conf(5), slurm-client 22.05.8-4+deb12u3 (Debian 12).
 _CGROUP_CONF_22_05 = _names("""
     AllowedKmemSpace AllowedRAMSpace AllowedSwapSpace CgroupAutomount
@@ -196,14 +262,26 @@ _CGROUP_CONF_24_11 = _names("""
     SystemdTimeout
 """)
 
+# cgroup.conf(5), Slurm 26.05.3 (doc/man/man5/cgroup.conf.5 of the tarball).
+_CGROUP_CONF_26_05 = _names("""
+    AllowedRAMSpace AllowedSwapSpace CgroupJobIdPaths CgroupMountpoint
+    CgroupPlugin CgroupSlice ConstrainCores ConstrainDevices
+    ConstrainRAMSpace ConstrainSwapSpace EnableControllers
+    EnableExtraControllers IgnoreSystemd IgnoreSystemdOnFailure
+    MaxRAMPercent MaxSwapPercent MemorySwappiness MinRAMSpace
+    SignalChildrenProcesses SystemdTimeout
+""")
+
 SLURM_CONF_KEYS = {
     "22.05": _SLURM_CONF_22_05,
     "24.11": _SLURM_CONF_24_11,
+    "26.05": _SLURM_CONF_26_05,
 }
 
 CGROUP_CONF_KEYS = {
     "22.05": _CGROUP_CONF_22_05,
     "24.11": _CGROUP_CONF_24_11,
+    "26.05": _CGROUP_CONF_26_05,
 }
 
 # Line types of slurm.conf: each such line defines a node, a group of nodes or
@@ -300,6 +378,24 @@ REMOVED_KEYS = {
         "PowerParameters": ("24.11", _REMOVED_BY_24_11),
         "PowerPlugin": ("24.11", _REMOVED_BY_24_11),
         "SlurmctldPlugstack": ("24.11", _REMOVED_BY_24_11),
+        # CHANGELOG/slurm-25.05.md: deprecated; read_config.c of 26.05 marks it defunct.
+        "GetEnvTimeout": (
+            "25.05",
+            "the user environment is now always waited for up to 120 seconds",
+        ),
+        # CHANGELOG/slurm-25.11.md: "Remove AccountingStorageUser option from slurm.conf."
+        "AccountingStorageUser": (
+            "25.11",
+            "slurmdbd's database user is StorageUser in slurmdbd.conf (slurm_dbd_db_user)",
+        ),
+        # read_config.c of 26.05: "JobContainerType has been replaced with
+        # NamespaceType"; namespace/linux reads namespace.yaml, not
+        # job_container.conf, from 25.11 (CHANGELOG/slurm-25.11.md).
+        "JobContainerType": (
+            "25.11",
+            "it was renamed: use NamespaceType (job_container/tmpfs is now namespace/linux, configured in "
+            "namespace.yaml)",
+        ),
     },
     "cgroup.conf": {
         # NEWS 21.08.2 (support for TaskAffinity=yes removed); RELEASE_NOTES
@@ -329,6 +425,44 @@ REMOVED_KEYS = {
         "MinKmemSpace": ("23.11", "kernel memory limits are gone"),
     },
 }
+
+# The "none" plugins Slurm 23.11 removed (CHANGELOG/slurm-23.11.md: "Remove
+# 'none' plugins for all but auth and cred"): the key is left out instead.
+_NONE_PLUGINS_HINT = "Slurm 23.11 removed the 'none' plugins: leave the key out for no plugin"
+
+# kind -> {key: {value: (release that removed it, what to do instead)}}, for
+# plugin values a release no longer has. A value is compared item by item
+# (a comma-separated list), case-insensitively.
+REMOVED_VALUES = {
+    "slurm.conf": {
+        # CHANGELOG/slurm-23.11.md: "Removed select/cons_res. Please update
+        # your configuration to select/cons_tres."
+        "SelectType": {"select/cons_res": ("23.11", "use select/cons_tres, which also schedules GPUs")},
+        "SwitchType": {"switch/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "JobAcctGatherType": {"jobacct_gather/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "JobCompType": {"jobcomp/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "AccountingStorageType": {"accounting_storage/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "TaskPlugin": {"task/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "PreemptType": {"preempt/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "MCSPlugin": {"mcs/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "AcctGatherEnergyType": {"acct_gather_energy/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "AcctGatherInterconnectType": {"acct_gather_interconnect/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "AcctGatherFilesystemType": {"acct_gather_filesystem/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "AcctGatherProfileType": {"acct_gather_profile/none": ("23.11", _NONE_PLUGINS_HINT)},
+        "JobContainerType": {"job_container/none": ("23.11", _NONE_PLUGINS_HINT)},
+    },
+    "cgroup.conf": {},
+}
+
+
+def _value_items(value):
+    """The items of a setting's value as Slurm reads them (comma-separated), lower case; none for other types."""
+    if isinstance(value, str):
+        return [item.strip().lower() for item in value.split(",") if item.strip()]
+    if isinstance(value, (list, tuple)):
+        return [item.strip().lower() for item in value if isinstance(item, str) and item.strip()]
+    return []
+
 
 _CATALOGUES = {
     "slurm.conf": SLURM_CONF_KEYS,
@@ -498,6 +632,21 @@ def check_keys(settings, kind, version, varname):
             # which still accepts it.
             continue
         if lower in known:
+            gone = dict((name.lower(), info) for name, info in REMOVED_VALUES[kind].get(known[lower], {}).items())
+            for item in _value_items(settings[raw_key]):
+                removed_in, hint = gone.get(item, (None, None))
+                if removed_in is not None and installed >= _series_tuple(removed_in):
+                    messages.append(
+                        "%s: %s=%s was removed in Slurm %s and is rejected by the installed Slurm %s (%s)."
+                        % (varname, known[lower], _shown(item), removed_in, _fmt(installed), hint))
+            continue
+        later = [name for name in _KNOWN_SERIES if _series_tuple(name) > installed
+                 and lower in frozenset(key.lower() for key in _CATALOGUES[kind][name])]
+        if later:
+            messages.append(
+                "%s: '%s' is not a %s key in Slurm %s: it came in a later release (documented by Slurm %s); "
+                "remove it, or install that release (slurm_install_from: source)"
+                % (varname, shown, kind, _fmt(installed), later[0]))
             continue
         if lower in other_known:
             messages.append(

@@ -51,6 +51,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf i
     check_keys,
     node_name,
     render_lines,
+    version_tuple,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import guarded, shown
@@ -101,8 +102,14 @@ SETTING_KEYS = (
     "state_dir", "spool_dir", "slurmctld_pidfile", "slurmd_pidfile", "configless", "accounting", "dbd_port",
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
-    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location",
+    "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
+    "install_from", "source_nvml",
 )
+# slurm_gres_autodetect: gres.conf AutoDetect. off: the collection's own gres.conf lines from gpu_facts only;
+# nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
+# Debian's slurm-wlm-nvml-plugin); nvidia: gpu/nvidia (Slurm 24.11 and later, no NVML needed).
+GRES_AUTODETECT = ("off", "nvml", "nvidia")
+AUTODETECT_NVIDIA_SINCE = (24, 11)
 # The controllers' old spelling in slurm.conf: refused in slurm_config, since the model always writes
 # SlurmctldHost (from the controller group, one line per host, the primary first) and slurmctld ignores
 # BackupController and BackupAddr once SlurmctldHost is set.
@@ -1101,8 +1108,29 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     return conf, cgroup
 
 
-def _host_entries(inventory, nodes, names, dbd_hosts, configless):
-    """Each Slurm host's entry (its roles, its gres.conf lines), by inventory name."""
+def gres_autodetect(settings):
+    """(gres.conf's AutoDetect value or None for off, [error messages]) of slurm_gres_autodetect."""
+    value = settings.get("gres_autodetect", "off")
+    value = "off" if value is None or value is False else value
+    if value not in GRES_AUTODETECT:
+        return None, ["slurm_gres_autodetect is %s; use off (the collection's gres.conf from gpu_facts), nvml or "
+                      "nvidia (Slurm 24.11 and later)." % _shown(value)]
+    if value == "off":
+        return None, []
+    errors = []
+    series = settings.get("series")
+    release = version_tuple(series) if isinstance(series, str) else None
+    if value == "nvidia" and release is not None and release[:2] < AUTODETECT_NVIDIA_SINCE:
+        errors.append("slurm_gres_autodetect: nvidia needs Slurm 24.11 or later (gpu/nvidia); this is Slurm %d.%02d. "
+                      "Use nvml, or install a newer Slurm (slurm_install_from: source)." % release[:2])
+    if value == "nvml" and settings.get("install_from") == "source" and settings.get("source_nvml") is False:
+        errors.append("slurm_gres_autodetect: nvml needs Slurm built with NVML, and slurm_source_nvml is false; "
+                      "set slurm_source_nvml: true (the packages are built again), or use nvidia.")
+    return value, errors
+
+
+def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None):
+    """Each Slurm host's entry (its roles, its gres.conf lines, AutoDetect first when set), by inventory name."""
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
     dbd = list(inventory.get("dbd") or [])
@@ -1110,10 +1138,11 @@ def _host_entries(inventory, nodes, names, dbd_hosts, configless):
     for host in controllers + computes + dbd:
         if host not in host_entries:
             host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names)
+    first = ["AutoDetect=%s" % autodetect] if autodetect else []
     for node in nodes:
         entry = host_entries[node["host"]]
-        entry["gres_conf"] = [] if configless else list(node["gres_lines"])
-    configless_gres = []
+        entry["gres_conf"] = [] if configless else first + list(node["gres_lines"])
+    configless_gres = list(first) if configless else []
     if configless:
         for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
             configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
@@ -1232,6 +1261,8 @@ def build_model(inventory, settings, running_conf=None):
     dbd_entry = {"host": dbd_host, "name": names.get(dbd_host, ""),
                  "backup_host": dbd_backup, "backup_name": names.get(dbd_backup, "") if dbd_backup else ""}
 
+    autodetect, autodetect_errors = gres_autodetect(settings)
+    errors.extend(autodetect_errors)
     topology = model_topology(settings, nodes, hosts, errors, warnings)
     conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
     conf_lines, cgroup_lines = [], []
@@ -1258,7 +1289,8 @@ def build_model(inventory, settings, running_conf=None):
         "controller": ctl,
         "controllers": ctl_entries,
         "dbd": dbd_entry,
-        "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless),
+        "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect),
+        "gres_autodetect": autodetect or "off",
         "node_count": len(nodes),
         "settings": dict((key, list(value) if isinstance(value, Repeated) else value) for key, value in conf.items()),
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,

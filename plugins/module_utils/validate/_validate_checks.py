@@ -16,7 +16,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import ClockError
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import skew as clock_skew
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, shown, small_int
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
@@ -461,6 +461,8 @@ def node_checks(data, expect):
         out.extend(_gpu_checks(node, data, expect))
     if data.get("role") == "compute":
         out.extend(rdma_results(node, data, expect))
+        if data.get("slurmd_gres") is not None:
+            out.append(gres_seen_result(node, data.get("slurmd_gres"), data.get("gpus")))
         if "health_last" in data:
             out.append(health_last_result(node, data.get("health_last"), data.get("health_age_s"),
                                           expect.get("health_interval_s")))
@@ -838,3 +840,126 @@ def perf_checks(spec):
 
 # No error of Python's own leaves a parser: anything no rule foresaw becomes ValidateError.
 parse_unmunge = guarded(ValidateError, "unmunge")(parse_unmunge)
+
+
+# --------------------------------------------------------------------------
+# What slurmd itself sees (slurmd -G) against gpu_facts
+
+# More GPU records than any node has (16 GPUs, 7 MIG slices each, with room) is garbage.
+_MAX_GPUS_PER_NODE = 1024
+_GRES_LINE_RE = re.compile(r"\bGres (Name=\S+(?: \S+=\S*)*)")
+
+
+def parse_slurmd_gres(text):
+    """The GRES records slurmd -G prints (its log lines 'Gres Name=gpu Type=... Count=1 ... File=/dev/nvidia0 ...').
+
+    Returns a list of {key: value} (Name, Type, Count, File, ...), in order. Lines without 'Gres Name=' are skipped
+    (slurmd's other log lines). Slurm 22.05, 24.11 and 26.05 print the same fields.
+    """
+    text = as_text(text, "slurmd -G output", ValidateError)
+    records = []
+    for line in text.splitlines():
+        match = _GRES_LINE_RE.search(line)
+        if not match:
+            continue
+        fields = {}
+        for pair in match.group(1).split(" "):
+            key, _sep, value = pair.partition("=")
+            fields[key] = value
+        records.append(fields)
+    return records
+
+
+def _seen_gpus(records):
+    """[(type, file)] of slurmd's gpu records, one per GPU.
+
+    24.11 and 26.05 print one record for a gres.conf line, Count GPUs with their files as a range
+    (File=/dev/nvidia[0-7]); a MIG slice's record names several files for one GPU (the parent's device and
+    its capabilities), kept whole; a record without files counts Count times.
+    """
+    seen = []
+    for fields in records:
+        if fields.get("Name") != "gpu":
+            continue
+        kind = fields.get("Type") or ""
+        kind = "" if kind == "(null)" else kind
+        count = small_int(fields.get("Count") or "1", "slurmd -G: a GRES count", ValidateError)
+        if not 0 <= count <= _MAX_GPUS_PER_NODE:
+            raise ValidateError("slurmd -G: Count=%d GPUs in one record; a node has at most %d"
+                                % (count, _MAX_GPUS_PER_NODE))
+        files = fields.get("File") or ""
+        if not files or files == "(null)":
+            seen.extend([(kind, "")] * count)
+            continue
+        try:
+            paths = expand(files)
+        except HostlistError as exc:
+            raise ValidateError("slurmd -G: cannot read File=%s (%s)" % (_clip(files, 80), exc))
+        if len(paths) == count:
+            seen.extend((kind, path) for path in paths)
+        else:
+            seen.extend([(kind, files)] * count)
+    return seen
+
+
+def _shown_gpus(pairs):
+    return ", ".join("%s on %s" % (kind or "untyped", path or "no device file") for kind, path in pairs) or "none"
+
+
+def gres_seen_result(node, slurmd, gpus):
+    """gres_seen: the GPUs slurmd -G reports against the ones gpu_facts found on the node.
+
+    slurmd: the registered result of slurmd -G (rc, stdout, stderr) or its text; gpus: the gpuops_gpus fact.
+    Full GPUs are compared by type and device file; with MIG on, by count (gpu_facts' Gres= value).
+    """
+    gpus = gpus if isinstance(gpus, dict) else {}
+    text = slurmd
+    if isinstance(slurmd, dict):
+        if slurmd.get("rc") != 0:
+            message = (slurmd.get("stderr") or slurmd.get("msg") or "no output").strip()
+            return result(node, "gres_seen", FAIL, None, None,
+                          "slurmd -G failed (rc %s): %s" % (slurmd.get("rc"), _clip(message, 300)))
+        text = (slurmd.get("stderr") or "") + "\n" + (slurmd.get("stdout") or "")
+    try:
+        seen = _seen_gpus(parse_slurmd_gres(text))
+    except ValidateError as exc:
+        return result(node, "gres_seen", FAIL, None, None, "cannot read slurmd -G: %s" % exc)
+    listed = [gpu for gpu in gpus.get("gpus") or [] if isinstance(gpu, dict)]
+    mig = any(gpu.get("mig_mode") == "enabled" and gpu.get("mig_devices") for gpu in listed)
+    if mig:
+        try:
+            want = gres_count_of(gpus.get("slurm_gres") or "")
+        except ValidateError as exc:
+            return result(node, "gres_seen", FAIL, len(seen), None, "cannot read gpu_facts' Gres=: %s" % exc)
+        ok = len(seen) == want
+        return result(node, "gres_seen", PASS if ok else FAIL, len(seen), want,
+                      "slurmd sees %d GPU records (MIG), gpu_facts' Gres= has %d%s"
+                      % (len(seen), want, "" if ok else ": check gres.conf and slurmd's log"))
+    want = sorted((str(gpu.get("slurm_type") or ""), "/dev/nvidia%s" % gpu.get("minor_number"))
+                  for gpu in listed if gpu.get("minor_number") is not None)
+    have = sorted(seen)
+    if have == want:
+        return result(node, "gres_seen", PASS, len(have), len(want),
+                      "slurmd sees the %d GPU%s gpu_facts found (%s)" % (len(want), "" if len(want) == 1 else "s",
+                                                                      _shown_gpus(want)) if want else
+                      "no GPU: slurmd sees none, as gpu_facts")
+    only_slurmd = [pair for pair in have if pair not in want]
+    only_facts = [pair for pair in want if pair not in have]
+    return result(node, "gres_seen", FAIL, len(have), len(want),
+                  "slurmd sees %d GPU%s, gpu_facts %d; only slurmd: %s; only gpu_facts: %s. With AutoDetect, a type "
+                  "differs when Slurm names the GPU otherwise than gpu_facts; else gres.conf and the node disagree: "
+                  "run the Slurm play again" % (len(have), "" if len(have) == 1 else "s", len(want),
+                                                 _shown_gpus(only_slurmd), _shown_gpus(only_facts)))
+
+
+def gres_count_of(value):
+    """GPUs in a Gres= value ('gpu:a100:4,gpu:t4:2' -> 6)."""
+    total = 0
+    for item in str(value or "").split(","):
+        fields = item.split("(")[0].strip().split(":")
+        if len(fields) >= 2 and fields[0] == "gpu":
+            total += small_int(fields[-1], "a GRES count", ValidateError) if re.match(r"^[0-9]+$", fields[-1]) else 1
+    return total
+
+
+parse_slurmd_gres = guarded(ValidateError, 'slurmd -G output')(parse_slurmd_gres)

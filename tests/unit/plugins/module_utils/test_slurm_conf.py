@@ -40,6 +40,8 @@ LINE_TYPE_TAIL = (
         (SLURM_CONF_KEYS, "24.11", 206),
         (CGROUP_CONF_KEYS, "22.05", 19),
         (CGROUP_CONF_KEYS, "24.11", 17),
+        (SLURM_CONF_KEYS, "26.05", 223),
+        (CGROUP_CONF_KEYS, "26.05", 20),
     ],
 )
 def test_catalogue_sizes(catalogue, series, count):
@@ -47,13 +49,13 @@ def test_catalogue_sizes(catalogue, series, count):
 
 
 def test_catalogues_cover_the_same_series():
-    assert sorted(SLURM_CONF_KEYS) == sorted(CGROUP_CONF_KEYS) == ["22.05", "24.11"]
+    assert sorted(SLURM_CONF_KEYS) == sorted(CGROUP_CONF_KEYS) == ["22.05", "24.11", "26.05"]
 
 
 @pytest.mark.parametrize(
     "catalogue",
-    [SLURM_CONF_KEYS["22.05"], SLURM_CONF_KEYS["24.11"],
-     CGROUP_CONF_KEYS["22.05"], CGROUP_CONF_KEYS["24.11"]],
+    [SLURM_CONF_KEYS["22.05"], SLURM_CONF_KEYS["24.11"], SLURM_CONF_KEYS["26.05"],
+     CGROUP_CONF_KEYS["22.05"], CGROUP_CONF_KEYS["24.11"], CGROUP_CONF_KEYS["26.05"]],
 )
 def test_catalogue_names_are_unique_identifiers(catalogue):
     assert all(re.match(r"^[A-Za-z][A-Za-z0-9_]*$", name) for name in catalogue)
@@ -61,7 +63,7 @@ def test_catalogue_names_are_unique_identifiers(catalogue):
     assert len(lowered) == len(set(lowered))
 
 
-@pytest.mark.parametrize("series", ["22.05", "24.11"])
+@pytest.mark.parametrize("series", ["22.05", "24.11", "26.05"])
 def test_line_types_are_not_plain_keys(series):
     lowered = set(name.lower() for name in SLURM_CONF_KEYS[series])
     assert not lowered & set(name.lower() for name in SLURM_CONF_LINE_TYPES)
@@ -82,6 +84,15 @@ def test_line_types_are_not_plain_keys(series):
         (CGROUP_CONF_KEYS["24.11"], "CgroupAutomount", False),
         (CGROUP_CONF_KEYS["24.11"], "EnableControllers", True),
         (CGROUP_CONF_KEYS["22.05"], "TaskAffinity", False),
+        # 25.11 renamed JobContainerType NamespaceType, and removed AccountingStorageUser.
+        (SLURM_CONF_KEYS["26.05"], "NamespaceType", True),
+        (SLURM_CONF_KEYS["26.05"], "JobContainerType", False),
+        (SLURM_CONF_KEYS["24.11"], "NamespaceType", False),
+        (SLURM_CONF_KEYS["26.05"], "AccountingStorageUser", False),
+        (SLURM_CONF_KEYS["26.05"], "TLSType", True),
+        (SLURM_CONF_KEYS["26.05"], "SlurmdPidFile", True),
+        (CGROUP_CONF_KEYS["26.05"], "CgroupAutomount", False),
+        (CGROUP_CONF_KEYS["26.05"], "EnableExtraControllers", True),
     ],
 )
 def test_catalogue_membership(catalogue, key, present):
@@ -92,26 +103,20 @@ def test_catalogue_membership(catalogue, key, present):
     "kind, catalogue", [("slurm.conf", SLURM_CONF_KEYS), ("cgroup.conf", CGROUP_CONF_KEYS)]
 )
 def test_removed_keys_agree_with_the_catalogues(kind, catalogue):
-    oldest = catalogue["22.05"]
-    newest = catalogue["24.11"]
     for key, (removed_in, hint) in REMOVED_KEYS[kind].items():
         assert re.match(r"^\d\d\.\d\d$", removed_in), key
         assert hint and not hint.endswith("."), key
-        # Never valid in the newest catalogued release.
-        assert key not in newest, key
         removed = tuple(int(part) for part in removed_in.split("."))
-        if removed <= (22, 5):
-            assert key not in oldest, key
-        else:
-            # Removed after 22.05: the 22.05 page still documents it.
-            assert key in oldest, key
+        # Documented by every catalogued release before the one that removed it, by none from it on.
+        for series, keys in catalogue.items():
+            assert (key in keys) is (tuple(int(part) for part in series.split(".")) < removed), (key, series)
 
 
 @pytest.mark.parametrize(
     "kind, catalogue", [("slurm.conf", SLURM_CONF_KEYS), ("cgroup.conf", CGROUP_CONF_KEYS)]
 )
 def test_every_key_dropped_between_the_series_is_listed_as_removed(kind, catalogue):
-    dropped = catalogue["22.05"] - catalogue["24.11"]
+    dropped = (catalogue["22.05"] - catalogue["24.11"]) | (catalogue["24.11"] - catalogue["26.05"])
     assert dropped <= set(REMOVED_KEYS[kind])
 
 
@@ -131,7 +136,9 @@ def test_every_key_dropped_between_the_series_is_listed_as_removed(kind, catalog
         ("24.11.5", "24.11"),
         ("24.11.0rc1", "24.11"),
         ("25.05.1", "24.11"),
-        ("26.05", "24.11"),
+        ("25.11.2", "24.11"),
+        ("26.05", "26.05"),
+        ("26.05.3-1", "26.05"),
         (" 24.11.5 ", "24.11"),
         ("slurm 22.05.8", "22.05"),
         ("slurm-wlm 24.11.5", "24.11"),
@@ -148,10 +155,10 @@ def test_series_for(version, series):
     [
         ("21.08.8",
          "Slurm 21.08 (from '21.08.8') is older than the oldest catalogued series 22.05; "
-         "supported series are 22.05, 24.11"),
+         "supported series are 22.05, 24.11, 26.05"),
         ("17.11",
          "Slurm 17.11 (from '17.11') is older than the oldest catalogued series 22.05; "
-         "supported series are 22.05, 24.11"),
+         "supported series are 22.05, 24.11, 26.05"),
         ("",
          "cannot read a Slurm version from ''; expected something like '24.11.5' or '22.05'"),
         ("latest",
@@ -330,7 +337,7 @@ def test_every_catalogued_key_is_accepted_by_its_series(series, kind, catalogue)
          "slurm_config must be a dictionary of Slurm settings, got list"),
         ({}, "slurm.conf", "21.08",
          "Slurm 21.08 (from '21.08') is older than the oldest catalogued series 22.05; "
-         "supported series are 22.05, 24.11"),
+         "supported series are 22.05, 24.11, 26.05"),
         ({}, "slurm.conf", "next",
          "cannot read a Slurm version from 'next'; expected something like '24.11.5' or '22.05'"),
     ],
@@ -426,3 +433,44 @@ def test_a_repeated_key_gives_one_line_per_value_in_its_order():
 def test_a_repeated_value_is_checked_like_any_other():
     with pytest.raises(SlurmConfError, match="newline"):
         render_lines({"SlurmctldHost": Repeated(["a", "b\nc"])})
+
+
+# --- what each release refuses: renamed keys, removed plugin values, later keys --------
+
+
+@pytest.mark.parametrize(
+    "settings, version, expected",
+    [
+        ({"JobContainerType": "job_container/tmpfs"}, "26.05.3",
+         ["slurm_config: 'JobContainerType' was removed in Slurm 25.11 and is rejected by the installed Slurm "
+          "26.05; remove it (it was renamed: use NamespaceType (job_container/tmpfs is now namespace/linux, "
+          "configured in namespace.yaml))."]),
+        ({"AccountingStorageUser": "slurm"}, "26.05", [
+            "slurm_config: 'AccountingStorageUser' was removed in Slurm 25.11 and is rejected by the installed Slurm "
+            "26.05; remove it (slurmdbd's database user is StorageUser in slurmdbd.conf (slurm_dbd_db_user))."]),
+        ({"SelectType": "select/cons_res"}, "24.11", [
+            "slurm_config: SelectType=select/cons_res was removed in Slurm 23.11 and is rejected by the installed "
+            "Slurm 24.11 (use select/cons_tres, which also schedules GPUs)."]),
+        ({"TaskPlugin": "task/affinity, task/none"}, "26.05", [
+            "slurm_config: TaskPlugin=task/none was removed in Slurm 23.11 and is rejected by the installed Slurm "
+            "26.05 (Slurm 23.11 removed the 'none' plugins: leave the key out for no plugin)."]),
+        ({"NamespaceType": "namespace/linux"}, "24.11", [
+            "slurm_config: 'NamespaceType' is not a slurm.conf key in Slurm 24.11: it came in a later release "
+            "(documented by Slurm 26.05); remove it, or install that release (slurm_install_from: source)"]),
+    ],
+)
+def test_what_a_release_refuses(settings, version, expected):
+    assert check_keys(settings, "slurm.conf", version, "slurm_config") == expected
+
+
+@pytest.mark.parametrize(
+    "settings, version",
+    [
+        ({"JobContainerType": "job_container/tmpfs"}, "24.11.5"),
+        ({"SelectType": "select/cons_res"}, "22.05.8"),
+        ({"SelectType": "select/cons_tres", "NamespaceType": "namespace/linux", "TLSType": "tls/none"}, "26.05"),
+        ({"SwitchType": ["switch/hpe_slingshot"]}, "26.05"),
+    ],
+)
+def test_what_a_release_still_accepts(settings, version):
+    assert check_keys(settings, "slurm.conf", version, "slurm_config") == []

@@ -1956,3 +1956,42 @@ def test_controllers_need_distinct_slurm_names():
     errors = check_inventory(inventory, _settings(state_save_location="/shared/slurmctld"))
     assert errors == ['The Slurm name of a controller "ctl" is used by ctl, ctl.example.org: The Slurm name of a '
                       'controller must be unique. Set slurm_node_name to tell them apart.']
+
+
+# --- slurm_gres_autodetect ------------------------------------------------------------
+
+
+def test_autodetect_off_keeps_the_collections_gres_conf_only():
+    model = build_model(_inventory(1), _settings())
+    assert model["gres_autodetect"] == "off"
+    assert not any(line.startswith("AutoDetect") for line in model["hosts"]["gpu01"]["gres_conf"])
+
+
+@pytest.mark.parametrize("value, series", [("nvml", "22.05"), ("nvml", "26.05"), ("nvidia", "24.11"), ("nvidia", "26.05")])
+def test_autodetect_comes_first_in_gres_conf_with_the_collections_lines_after(value, series):
+    off = build_model(_inventory(1), _settings(series=series))
+    model = build_model(_inventory(1), _settings(series=series, gres_autodetect=value))
+    assert model["errors"] == []
+    assert model["hosts"]["gpu01"]["gres_conf"] == ["AutoDetect=%s" % value] + off["hosts"]["gpu01"]["gres_conf"]
+    # Configless: the controller serves one file, AutoDetect once at its top.
+    model = build_model(_inventory(2), _settings(series=series, gres_autodetect=value, configless=True))
+    served = model["hosts"]["ctl"]["gres_conf"]
+    assert served[0] == "AutoDetect=%s" % value and all(line.startswith("NodeName=") for line in served[1:])
+
+
+@pytest.mark.parametrize(
+    "changes, expected",
+    [
+        ({"gres_autodetect": "nvidia", "series": "22.05"},
+         "slurm_gres_autodetect: nvidia needs Slurm 24.11 or later (gpu/nvidia); this is Slurm 22.05. Use nvml, or "
+         "install a newer Slurm (slurm_install_from: source)."),
+        ({"gres_autodetect": "nvml", "series": "26.05", "install_from": "source", "source_nvml": False},
+         "slurm_gres_autodetect: nvml needs Slurm built with NVML, and slurm_source_nvml is false; set "
+         "slurm_source_nvml: true (the packages are built again), or use nvidia."),
+        ({"gres_autodetect": "rsmi"},
+         "slurm_gres_autodetect is \"rsmi\"; use off (the collection's gres.conf from gpu_facts), nvml or nvidia "
+         "(Slurm 24.11 and later)."),
+    ],
+)
+def test_autodetect_the_release_or_build_cannot_do_is_refused(changes, expected):
+    assert expected in build_model(_inventory(1), _settings(**changes))["errors"]
