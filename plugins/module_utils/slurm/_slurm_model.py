@@ -47,10 +47,12 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist imp
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
     Repeated,
+    SLURM_CONF_KEYS,
     SlurmConfError,
     check_keys,
     node_name,
     render_lines,
+    series_for,
     version_tuple,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
@@ -109,6 +111,8 @@ SETTING_KEYS = (
 # nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
 # Debian's slurm-wlm-nvml-plugin); nvidia: gpu/nvidia (Slurm 24.11 and later, no NVML needed).
 GRES_AUTODETECT = ("off", "nvml", "nvidia")
+# slurm.conf(5) of 26.05: HealthCheckTimeout, "The default value is 60".
+HEALTH_CHECK_TIMEOUT_DEFAULT = 60
 AUTODETECT_NVIDIA_SINCE = (24, 11)
 # The controllers' old spelling in slurm.conf: refused in slurm_config, since the model always writes
 # SlurmctldHost (from the controller group, one line per host, the primary first) and slurmctld ignores
@@ -1042,6 +1046,22 @@ def _slurmctld_hosts(ctl_entries):
     return values[0] if len(values) == 1 else Repeated(values)
 
 
+def _health_check_timeout(conf, series, user_config):
+    """Slurm 26.05 (the first catalogued release with HealthCheckTimeout, default 60 s) logs an error on every daemon
+    start when the timeout is not less than HealthCheckInterval ("HealthCheckTimeout (60) must be less than
+    HealthCheckInterval (5), please review", seen in Molecule): a shorter interval gets a timeout 1 s shorter,
+    unless slurm_config sets one."""
+    try:
+        known = series is not None and "HealthCheckTimeout" in SLURM_CONF_KEYS[series_for(series)]
+    except SlurmConfError:
+        return
+    if not known or any(str(key).lower() == "healthchecktimeout" for key in (user_config if isinstance(user_config, dict) else {})):
+        return
+    interval = _as_int(conf.get("HealthCheckInterval"))
+    if interval is not None and 2 <= interval <= HEALTH_CHECK_TIMEOUT_DEFAULT:
+        conf["HealthCheckTimeout"] = interval - 1
+
+
 def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     """slurm.conf's and cgroup.conf's settings, merged: defaults, what the model knows (the topology plugin
     model_topology chose among them), accounting, the user's."""
@@ -1093,6 +1113,7 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
             errors.append("%s: %s" % (var, exc))
     conf = _merge(_mapping(settings, "config_defaults", "the collection's slurm.conf defaults", errors), computed,
                   accounting, user_config)
+    _health_check_timeout(conf, series, user_config)
     if configless:
         # slurm_config's own SlurmctldParameters keep configless mode on: slurmd fetches its configuration with it.
         # (A value of another type is left to render_lines, which reports it.)

@@ -158,7 +158,8 @@ def settings_errors(settings):
 def build_plan(hosts, settings, cached):
     """The builds a play needs: one per OS release and architecture of its Slurm hosts.
 
-    hosts: {inventory name: {distribution, major, arch}}; cached: the keys the Ansible controller's cache
+    hosts: {inventory name: {distribution, major, arch}}, or each host's ansible_facts (distribution,
+    distribution_major_version, architecture); cached: the keys the Ansible controller's cache
     holds. Returns {'keys': {host: key}, 'builds': [{key, host}]} where each build is done on the first host
     (in name order) of its key, or on settings['build_host'] when that host has the key.
     """
@@ -166,7 +167,8 @@ def build_plan(hosts, settings, cached):
     for host in sorted(hosts):
         facts = hosts[host] or {}
         keys[host] = build_key(settings.get("version"), settings.get("sha256"), facts.get("distribution"),
-                               facts.get("major"), facts.get("arch"), settings.get("nvml"))
+                               facts.get("major", facts.get("distribution_major_version")),
+                               facts.get("arch", facts.get("architecture")), settings.get("nvml"))
     builds = []
     wanted = settings.get("build_host") or ""
     for key in sorted(set(keys.values())):

@@ -938,18 +938,18 @@ def gres_seen_result(node, slurmd, gpus):
     want = sorted((str(gpu.get("slurm_type") or ""), "/dev/nvidia%s" % gpu.get("minor_number"))
                   for gpu in listed if gpu.get("minor_number") is not None)
     have = sorted(seen)
+    plural = "" if len(have) == 1 else "s"
     if have == want:
-        return result(node, "gres_seen", PASS, len(have), len(want),
-                      "slurmd sees the %d GPU%s gpu_facts found (%s)" % (len(want), "" if len(want) == 1 else "s",
-                                                                      _shown_gpus(want)) if want else
-                      "no GPU: slurmd sees none, as gpu_facts")
+        message = ("slurmd sees the %d GPU%s gpu_facts found (%s)" % (len(want), plural, _shown_gpus(want))
+                   if want else "no GPU: slurmd sees none, as gpu_facts")
+        return result(node, "gres_seen", PASS, len(have), len(want), message)
     only_slurmd = [pair for pair in have if pair not in want]
     only_facts = [pair for pair in want if pair not in have]
-    return result(node, "gres_seen", FAIL, len(have), len(want),
-                  "slurmd sees %d GPU%s, gpu_facts %d; only slurmd: %s; only gpu_facts: %s. With AutoDetect, a type "
-                  "differs when Slurm names the GPU otherwise than gpu_facts; else gres.conf and the node disagree: "
-                  "run the Slurm play again" % (len(have), "" if len(have) == 1 else "s", len(want),
-                                                 _shown_gpus(only_slurmd), _shown_gpus(only_facts)))
+    message = ("slurmd sees %d GPU%s, gpu_facts %d; only slurmd: %s; only gpu_facts: %s. With AutoDetect, a type "
+               "differs when Slurm names the GPU otherwise than gpu_facts; else gres.conf and the node disagree: "
+               "run the Slurm play again" % (len(have), plural, len(want), _shown_gpus(only_slurmd),
+                                            _shown_gpus(only_facts)))
+    return result(node, "gres_seen", FAIL, len(have), len(want), message)
 
 
 def gres_count_of(value):

@@ -1995,3 +1995,19 @@ def test_autodetect_comes_first_in_gres_conf_with_the_collections_lines_after(va
 )
 def test_autodetect_the_release_or_build_cannot_do_is_refused(changes, expected):
     assert expected in build_model(_inventory(1), _settings(**changes))["errors"]
+
+
+@pytest.mark.parametrize("series, interval, config, expected", [
+    ("26.05", 5, {}, "HealthCheckTimeout=4"),     # what 26.05 logged as an error with the default 60
+    ("26.05", 300, {}, None),                     # the default 60 is less than the interval
+    ("26.05", 5, {"HealthCheckTimeout": 3}, "HealthCheckTimeout=3"),
+    ("24.11", 5, {}, None),                       # no such key before
+    ("22.05", 5, {}, None),
+])
+def test_a_short_health_check_interval_gets_a_shorter_timeout_where_slurm_has_one(series, interval, config, expected):
+    model = build_model(_inventory(1), _settings(series=series, config=config,
+                                                 config_defaults=dict(SETTINGS["config_defaults"],
+                                                                      HealthCheckInterval=interval)))
+    assert model["errors"] == []
+    lines = _lines(model, "HealthCheckTimeout=")
+    assert lines == ([expected] if expected else [])

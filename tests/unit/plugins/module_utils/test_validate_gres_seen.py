@@ -48,6 +48,8 @@ def test_slurm_24_11_prints_one_record_with_a_file_range():
 
 @pytest.mark.parametrize("name, kind, count", [
     ("slurm-24.11.5_debian13_configless_8x-v100s.txt", V100S, 8),
+    # 26.05 prefixes its log lines with the time, and logs other things first.
+    ("slurm-26.05.3_debian12_8x-v100s.txt", V100S, 8),
 ])
 def test_the_gpus_slurmd_sees_are_the_ones_gpu_facts_found(name, kind, count):
     res = gres_seen_result("gpu01", {"rc": 0, "stdout": "", "stderr": _read(name)}, _gpus(kind, count))
