@@ -947,8 +947,7 @@ def gres_seen_result(node, slurmd, gpus):
     only_facts = [pair for pair in want if pair not in have]
     message = ("slurmd sees %d GPU%s, gpu_facts %d; only slurmd: %s; only gpu_facts: %s. With AutoDetect, a type "
                "differs when Slurm names the GPU otherwise than gpu_facts; else gres.conf and the node disagree: "
-               "run the Slurm play again" % (len(have), plural, len(want), _shown_gpus(only_slurmd),
-                                            _shown_gpus(only_facts)))
+               "run the Slurm play again" % (len(have), plural, len(want), _shown_gpus(only_slurmd), _shown_gpus(only_facts)))
     return result(node, "gres_seen", FAIL, len(have), len(want), message)
 
 
