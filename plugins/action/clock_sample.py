@@ -26,6 +26,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock imp
 )
 
 _COMMAND = "date +%s.%N"
+# Reads of nothing at all taken again (see _read).
+_EMPTY_RETRIES = 2
 
 
 class ActionModule(ActionBase):
@@ -35,10 +37,18 @@ class ActionModule(ActionBase):
     _VALID_ARGS = frozenset(("samples",))
 
     def _read(self):
-        """(sent, remote, received) of one read, sent and received on the Ansible controller's wall clock."""
-        sent_wall, sent = time.time(), time.monotonic()
-        answer = self._low_level_execute_command(_COMMAND)
-        received = time.monotonic()
+        """(sent, remote, received) of one read, sent and received on the Ansible controller's wall clock.
+
+        A read that comes back with nothing at all (rc 0, no output: seen once from the Docker API connection on a
+        loaded machine) is taken again, up to _EMPTY_RETRIES times; any output is judged as it is.
+        """
+        for _attempt in range(_EMPTY_RETRIES + 1):
+            sent_wall, sent = time.time(), time.monotonic()
+            answer = self._low_level_execute_command(_COMMAND)
+            received = time.monotonic()
+            if answer.get("rc") != 0 or (to_text(answer.get("stdout") or "", errors="replace").strip()
+                                         or to_text(answer.get("stderr") or "", errors="replace").strip()):
+                break
         if answer.get("rc") != 0:
             raise ClockError("%s failed on the host (rc %s): %s"
                              % (_COMMAND, answer.get("rc"),

@@ -125,3 +125,34 @@ def test_unknown_options_and_bad_types_are_refused(monkeypatch):
         action(monkeypatch, SimulatedHost(clocks, 0.0, []), clocks, count=3).run(task_vars={})
     with pytest.raises(AnsibleActionFail, match="samples"):
         action(monkeypatch, SimulatedHost(clocks, 0.0, []), clocks, samples="many").run(task_vars={})
+
+
+class FlakyHost(SimulatedHost):
+    """A host whose first answers come back empty (rc 0, nothing printed), as the Docker API connection gave once."""
+
+    def __init__(self, clocks, offset, legs, empty):
+        super(FlakyHost, self).__init__(clocks, offset, legs)
+        self.empty = empty
+
+    def run(self, cmd, *args, **kwargs):
+        if self.empty > 0:
+            self.empty -= 1
+            self.commands.append(cmd)
+            return {"rc": 0, "stdout": "", "stderr": ""}
+        return super(FlakyHost, self).run(cmd, *args, **kwargs)
+
+
+def test_an_answer_of_nothing_is_read_again(monkeypatch):
+    clocks = Clocks()
+    host = FlakyHost(clocks, 0.25, [(0.05, 0.05)], empty=2)
+    out = action(monkeypatch, host, clocks, samples=1).run(task_vars={})
+    assert not out.get("failed") and out["clock"]["offset_s"] == 0.25
+    assert len(host.commands) == 3
+
+
+def test_nothing_again_and_again_is_still_a_failure(monkeypatch):
+    clocks = Clocks()
+    host = FlakyHost(clocks, 0.25, [], empty=3)
+    out = action(monkeypatch, host, clocks, samples=1).run(task_vars={})
+    assert out["failed"] and "printed ''" in out["msg"]
+    assert len(host.commands) == 3
