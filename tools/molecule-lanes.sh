@@ -25,7 +25,7 @@ LANES=${MOLECULE_LANES:-2}
 SCENARIOS=${MOLECULE_SCENARIOS:-site slurm_trixie gpu_stack safety maintenance health day2 topology ha}
 # Lane of each scenario, balanced on their measured run times with two lanes
 # side by side and the other parts of make test beside them on a 2-core
-# machine (seconds, 2026-11-28, clean clone of c0d26d2, see
+# machine (seconds, 2026-11-28, clean clone of c0d26d2, the code of 3f3e15b, see
 # docs/testing.md): site 1404, maintenance 193, health 206, day2 99 |
 # slurm_trixie 1059 (with its upgrade to Slurm 26.05.3 built from source),
 # gpu_stack 118, safety 299, topology 153, ha 391 (stopped 20 s early by a failed check). gpu_stack then moved to
