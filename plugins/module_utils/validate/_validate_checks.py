@@ -17,6 +17,7 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import ClockError
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import skew as clock_skew
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, shown, small_int
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
@@ -927,10 +928,7 @@ def gres_seen_result(node, slurmd, gpus):
     listed = [gpu for gpu in gpus.get("gpus") or [] if isinstance(gpu, dict)]
     mig = any(gpu.get("mig_mode") == "enabled" and gpu.get("mig_devices") for gpu in listed)
     if mig:
-        try:
-            want = gres_count_of(gpus.get("slurm_gres") or "")
-        except ValidateError as exc:
-            return result(node, "gres_seen", FAIL, len(seen), None, "cannot read gpu_facts' Gres=: %s" % exc)
+        want = gres_count(str(gpus.get("slurm_gres") or ""))
         ok = len(seen) == want
         return result(node, "gres_seen", PASS if ok else FAIL, len(seen), want,
                       "slurmd sees %d GPU records (MIG), gpu_facts' Gres= has %d%s"
@@ -949,16 +947,6 @@ def gres_seen_result(node, slurmd, gpus):
                "differs when Slurm names the GPU otherwise than gpu_facts; else gres.conf and the node disagree: "
                "run the Slurm play again" % (len(have), plural, len(want), _shown_gpus(only_slurmd), _shown_gpus(only_facts)))
     return result(node, "gres_seen", FAIL, len(have), len(want), message)
-
-
-def gres_count_of(value):
-    """GPUs in a Gres= value ('gpu:a100:4,gpu:t4:2' -> 6)."""
-    total = 0
-    for item in str(value or "").split(","):
-        fields = item.split("(")[0].strip().split(":")
-        if len(fields) >= 2 and fields[0] == "gpu":
-            total += small_int(fields[-1], "a GRES count", ValidateError) if re.match(r"^[0-9]+$", fields[-1]) else 1
-    return total
 
 
 parse_slurmd_gres = guarded(ValidateError, 'slurmd -G output')(parse_slurmd_gres)
