@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import socket
+import importlib.util
 import statistics
 import subprocess
 import sys
@@ -41,10 +42,26 @@ CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-
 RECORDED = os.path.join(ROOT, "tests", "fixtures", "slurm_exporter", "recorded", "slurm-22.05-1000-jobs")
 
 
+def _program_files():
+    """The collection's rule for a program's module_utils (loaded by path: it needs no Ansible)."""
+    path = os.path.join(ROOT, "plugins", "module_utils", "common", "_program_files.py")
+    spec = importlib.util.spec_from_file_location("gpuops_program_files", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def lib_files(role):
-    """The module_utils a role installs beside its program (its vars/main.yml)."""
+    """The module_utils a role installs beside its program: its vars/main.yml list and what those import."""
     with open(os.path.join(ROOT, "roles", role, "vars", "main.yml")) as handle:
-        return yaml.safe_load(handle)["__%s_lib_files" % role]
+        listed = yaml.safe_load(handle)["__%s_lib_files" % role]
+    source = os.path.join(ROOT, "plugins", "module_utils")
+
+    def read(name):
+        with open(os.path.join(source, name)) as handle:
+            return handle.read()
+
+    return _program_files().closure(listed, read)[0]
 
 
 def install(base, role, program):

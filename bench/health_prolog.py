@@ -28,18 +28,10 @@ import sys
 import tempfile
 import time
 
-import yaml
+from exporter_scrape import lib_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _lib_files():
-    """The module_utils the role installs beside the program (roles/node_health/vars/main.yml)."""
-    with open(os.path.join(ROOT, "roles", "node_health", "vars", "main.yml")) as handle:
-        return yaml.safe_load(handle)["__node_health_lib_files"]
-
-
-LIB_FILES = _lib_files()
+LIB_FILES = lib_files("node_health")
 CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
 
 

@@ -19,6 +19,9 @@ description:
     file's content read from this collection.
   - A name may sit in one package of module_utils (V(common/_text.py)); that package's directory and its
     C(__init__.py) come with it.
+  - The files the named ones import from this collection's module_utils come too, and theirs in turn, so
+    the list names only what the program imports itself and a new import can never leave a node's copy
+    short of a module. An import of any other part of Ansible is refused (the nodes do not have Ansible).
   - One rule for every program, so a node runs the same parser code that the modules and tests run.
 author:
   - gpuops.cluster contributors (@gpuops)
@@ -52,8 +55,17 @@ import os
 from ansible.errors import AnsibleLookupError
 from ansible.module_utils.common.text.converters import to_text
 from ansible.plugins.lookup import LookupBase
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._program_files import closure
 
 PACKAGE = ("ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
+
+
+def _read(source, name):
+    try:
+        with open(os.path.join(source, name), "rb") as handle:
+            return to_text(handle.read(), errors="surrogate_or_strict")
+    except (IOError, OSError) as exc:
+        raise AnsibleLookupError("program_lib: cannot read module_utils/%s: %s" % (name, exc))
 
 
 class LookupModule(LookupBase):
@@ -71,27 +83,32 @@ class LookupModule(LookupBase):
         for part in PACKAGE:
             path = os.path.join(path, part)
             entries.append({"path": path, "state": "directory", "owner": "root", "group": "root", "mode": "0755"})
-        files = []
+        names = []
         for name in terms:
             name = to_text(name)
             parts = name.split("/")
             if len(parts) > 2 or not all(parts) or any(part in (".", "..") for part in parts) or not name.endswith(".py"):
                 raise AnsibleLookupError("program_lib: %r is not a module_utils file name (like common/_text.py)" % name)
+            names.append(name)
+        try:
+            names, contents = closure(names, lambda name: _read(source, name))
+        except ValueError as exc:
+            raise AnsibleLookupError("program_lib: %s" % exc)
+        files = []
+        for name in names:
+            parts = name.split("/")
             if len(parts) == 2:
                 package = parts[0]
                 init = package + "/__init__.py"
                 if not any(entry["path"] == os.path.join(path, package) for entry in entries):
                     entries.append({"path": os.path.join(path, package), "state": "directory", "owner": "root",
                                     "group": "root", "mode": "0755"})
-                    if os.path.exists(os.path.join(source, package, "__init__.py")) and init not in terms:
+                    if os.path.exists(os.path.join(source, init)) and init not in names:
                         files.append(init)
             files.append(name)
         for name in files:
-            try:
-                with open(os.path.join(source, name), "rb") as handle:
-                    content = to_text(handle.read(), errors="surrogate_or_strict")
-            except (IOError, OSError) as exc:
-                raise AnsibleLookupError("program_lib: cannot read module_utils/%s: %s" % (name, exc))
-            entries.append({"path": os.path.join(path, name), "content": content, "owner": "root", "group": "root",
+            if name not in contents:
+                contents[name] = _read(source, name)
+            entries.append({"path": os.path.join(path, name), "content": contents[name], "owner": "root", "group": "root",
                             "mode": "0644"})
         return [entries]

@@ -37,10 +37,15 @@ def _node(tmp_path):
     return {"base": tmp_path, "config": config, "count": count}
 
 
+# The job the program runs for. The epilog kills every process of its job on the machine, so each pytest-xdist
+# worker (a process of its own) has a job id of its own, and never kills another worker's runs.
+JOB = str(900000 + os.getpid())
+
+
 def _run(node, mode, **env):
     base = node["base"]
     environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPUOPS_HEALTH_CONFIG": node["config"],
-               "SLURM_JOB_ID": "77", "SLURM_JOB_USER": "alice", "SLURM_JOB_UID": str(os.getuid()),
+               "SLURM_JOB_ID": JOB, "SLURM_JOB_USER": "alice", "SLURM_JOB_UID": str(os.getuid()),
                "SLURM_JOB_ACCOUNT": "chem", "SLURM_JOB_GPUS": "0,1"}
     environ.update(env)
     proc = subprocess.run([sys.executable, "-I", str(base / "health" / "gpuops_health.py"), mode], env=environ,
@@ -65,10 +70,10 @@ def test_prolog_passes_and_maps_the_jobs_gpus(node):
     entries = sorted(os.listdir(node["base"] / "gpu-jobs"))
     assert entries == ["0.json", "1.json"]
     with open(node["base"] / "gpu-jobs" / "1.json") as handle:
-        assert json.load(handle) == {"minor": 1, "job_id": "77", "user": "alice", "uid": str(os.getuid()),
+        assert json.load(handle) == {"minor": 1, "job_id": JOB, "user": "alice", "uid": str(os.getuid()),
                                      "account": "chem", "partition": ""}
     rc, record, calls = _run(node, "epilog")
-    assert rc == 0 and record["job_id"] == "77"
+    assert rc == 0 and record["job_id"] == JOB
     assert os.listdir(node["base"] / "gpu-jobs") == []
 
 
@@ -157,12 +162,13 @@ def test_xid_in_the_kernel_log_drains_until_cleared(node):
 
 
 def test_the_epilog_kills_what_the_job_left(node):
-    leftover = subprocess.Popen(["sleep", "300"], env={"SLURM_JOB_ID": "77"}, start_new_session=True)
+    job = JOB
+    leftover = subprocess.Popen(["sleep", "300"], env={"SLURM_JOB_ID": job}, start_new_session=True)
     try:
-        rc, record, calls = _run(node, "epilog")
+        rc, record, calls = _run(node, "epilog", SLURM_JOB_ID=job)
         assert rc == 0
         assert record["results"][0]["message"] == (
-            "killed what job 77 left behind: pid %d (SLURM_JOB_ID=77 in its environment)" % leftover.pid)
+            "killed what job %s left behind: pid %d (SLURM_JOB_ID=%s in its environment)" % (job, leftover.pid, job))
         assert leftover.wait(timeout=10) is not None
     finally:
         if leftover.poll() is None:
@@ -192,6 +198,6 @@ def test_state_files_of_the_wrong_shape_never_stop_a_run(node):
                            capture_output=True, text=True, check=True)
     assert clear.stdout.startswith("cleared 0 XID event(s)")
     (node["base"] / "gpu-jobs").mkdir(exist_ok=True)
-    (node["base"] / "gpu-jobs" / "0.json").write_text("[77]\n")
+    (node["base"] / "gpu-jobs" / "0.json").write_text("[%s]\n" % JOB)
     rc, record, calls = _run(node, "epilog", SLURM_JOB_GPUS="0," + "9" * 5000, SLURM_JOB_UID=u"\u00b2")
     assert rc == 0 and record["status"] == "pass", record

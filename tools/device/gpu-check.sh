@@ -8,7 +8,9 @@
 #    ansible-playbook, and installs the health check and the GPU exporter with
 #    the roles' own tasks (tools/device/gpu-check.yml);
 # 3. gpuops-health interval, then the exporter's scrape while a DDP run holds the GPU;
-# 4. the pytorch_env examples: allreduce_smoke.py and train_ddp.py under torchrun (NCCL).
+# 4. the pytorch_env examples: allreduce_smoke.py and train_ddp.py under torchrun (NCCL);
+# 5. with prepare.sh --slurm: Slurm's own GPU detection (the collection's 26.05
+#    build with NVML) against gpu_facts (tools/device/slurm-gres.sh).
 set -uo pipefail
 export LC_ALL=C.UTF-8 PYTHONUNBUFFERED=1
 out=${OUT:?set OUT}
@@ -68,6 +70,11 @@ wait $ddp; echo "ddp rc=$?"
 cat /tmp/gpuops-check/ddp.log | tail -n 8
 python3 /opt/gpuops/gpu-exporter/gpuops_gpu_exporter.py --once >"$out/check/metrics-idle.txt"; echo "exporter (idle) rc=$?"
 grep -E '^gpuops_gpu_exporter_up|^gpuops_gpu_utilization' "$out/check/metrics-idle.txt" | head -n 5
+
+if [ -d .devrun/slurm ]; then
+  step "Slurm's own GPU detection (slurmd -G) against gpu_facts"
+  tools/device/slurm-gres.sh "$out/check"; echo "slurm-gres rc=$?"
+fi
 
 step "pack"
 cp /tmp/gpuops-check/ddp.log "$out/check/"

@@ -40,6 +40,7 @@ import difflib
 import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import (
     HostlistError,
     compress,
@@ -214,22 +215,6 @@ def gres_value(entries):
         name = entry.get("name") or "gpu"
         items.append("%s%s:%s" % (name, (":" + entry["type"]) if entry.get("type") else "", entry.get("count")))
     return ",".join(items)
-
-
-def gres_count(value, name="gpu"):
-    """The number of GRES called name in a slurm.conf Gres= value ('gpu:a100:4,gpu:t4:2' -> 6)."""
-    total = 0
-    for item in (value or "").split(","):
-        fields = item.split("(")[0].strip().split(":")
-        if not fields or fields[0] != name or len(fields) < 2:
-            continue
-        count = fields[-1]
-        number = _as_int(count)
-        if number is None:
-            # gpu:a100 without a count means 1 in Slurm; a K/M suffix is not used for GPUs.
-            number = 1 if not re.match(r"[0-9]", count) else 0
-        total += number
-    return total
 
 
 def _check_gres_override(host, entries):

@@ -17,7 +17,7 @@ import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import ClockError
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import gres_count
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._clock import skew as clock_skew
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, shown, small_int
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip

@@ -29,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import expand
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     NODE_VARS,
@@ -38,7 +39,6 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
     build_model,
     bundle_handlers,
     check_inventory,
-    gres_count,
     gres_line,
     gres_value,
     group_nodes,

@@ -16,6 +16,7 @@ import os
 
 import pytest
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import build_facts, parse_smi_xml
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import (
     gres_seen_result,
     node_checks,
@@ -57,6 +58,22 @@ def test_the_gpus_slurmd_sees_are_the_ones_gpu_facts_found(name, kind, count):
     res = gres_seen_result("gpu01", {"rc": 0, "stdout": "", "stderr": _read(name)}, _gpus(kind, count))
     assert res["status"] == "pass", res
     assert res["message"].startswith("slurmd sees the %d GPUs gpu_facts found (%s on /dev/nvidia0, " % (count, kind))
+
+
+H200_XML = os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures", "nvidia-smi-xml",
+                        "gpuops_h200_580.159.04_tlimit-v13.xml")
+
+
+@pytest.mark.parametrize("gres_conf", ["autodetect-nvml", "autodetect-nvidia", "gpu-facts", "nvml-and-ours"])
+def test_slurms_own_detection_of_a_real_h200_agrees_with_gpu_facts(gres_conf):
+    # slurmd 26.05.3 (the collection's build, with NVML) on a real H200; gpu_facts from that machine's nvidia-smi -q -x.
+    with open(H200_XML) as handle:
+        gpus = build_facts(parse_smi_xml(handle.read()))[0]
+    text = _read("slurm-26.05.3_ubuntu24.04_1x-h200_%s.txt" % gres_conf)
+    assert [record["Type"] for record in parse_slurmd_gres(text)] == ["nvidia_h200"]
+    res = gres_seen_result("gpu01", {"rc": 0, "stdout": "", "stderr": text}, gpus)
+    assert res["status"] == "pass", res
+    assert res["message"] == "slurmd sees the 1 GPU gpu_facts found (nvidia_h200 on /dev/nvidia0)"
 
 
 def test_a_gpu_slurmd_does_not_see_is_named():
