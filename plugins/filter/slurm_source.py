@@ -39,6 +39,11 @@ def slurm_package_names(components, install_from):
     return _run(_slurm_source.package_names, list(components or []), install_from)
 
 
+def slurm_host_packages(roles, sets, install_from, pmix, gres_autodetect):
+    """The Slurm packages one host installs, by its roles (controller, compute, dbd_only)."""
+    return _run(_slurm_source.host_packages, roles, sets, install_from, bool(pmix), gres_autodetect)
+
+
 def slurm_package_component(package):
     """The component (Debian's package name) of an installed Slurm package of either kind."""
     return _slurm_source.component_of(str(package))
@@ -57,6 +62,7 @@ class FilterModule(object):
             "slurm_source_errors": slurm_source_errors,
             "slurm_source_plan": slurm_source_plan,
             "slurm_package_names": slurm_package_names,
+            "slurm_host_packages": slurm_host_packages,
             "slurm_source_kept": slurm_source_kept,
             "slurm_package_component": slurm_package_component,
         }

@@ -79,6 +79,35 @@ def package_names(components, install_from):
     return names
 
 
+def host_packages(roles, sets, install_from, pmix, gres_autodetect):
+    """The Slurm packages one host installs, by its roles, named for install_from.
+
+    roles: {controller, compute, dbd_only} (booleans); sets: the components of each kind of host
+    ({controller, compute, client, pmix, nvml_plugin}, Debian's names). A controller gets the controller's,
+    a compute node the compute node's, a host with only slurmdbd the client's; the PMIx packages go to every
+    host but a slurmdbd-only one when pmix is on; Debian's NVML plugin goes to a compute node with
+    gres_autodetect nvml on the distribution's packages (a source build carries its own NVML plugin).
+    """
+    if not isinstance(roles, dict) or not isinstance(sets, dict):
+        raise SlurmSourceError("the host's roles and the package sets must be dictionaries, not %s and %s"
+                               % (shown(roles), shown(sets)))
+    for kind, value in sets.items():
+        if not isinstance(value, list) or not all(isinstance(item, str) and item for item in value):
+            raise SlurmSourceError("the %s packages must be a list of package names, not %s" % (kind, shown(value)))
+    components = []
+    if roles.get("controller"):
+        components += sets.get("controller", [])
+    if roles.get("compute"):
+        components += sets.get("compute", [])
+    if roles.get("dbd_only"):
+        components += sets.get("client", [])
+    if roles.get("compute") and gres_autodetect == "nvml" and install_from == "distribution":
+        components += sets.get("nvml_plugin", [])
+    if pmix and not roles.get("dbd_only"):
+        components += sets.get("pmix", [])
+    return package_names(components, install_from)
+
+
 def component_of(package):
     """The component (Debian's name) of an installed Slurm package of either kind."""
     for component, name in SOURCE_NAMES.items():

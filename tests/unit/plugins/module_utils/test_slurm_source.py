@@ -14,6 +14,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_source
     build_key,
     build_plan,
     component_of,
+    host_packages,
     kept_files,
     package_name,
     package_names,
@@ -112,6 +113,41 @@ def test_the_packages_of_each_component():
     assert package_name("libslurm-dev", "source") == "slurm-smd-dev"
     assert package_name("libpam-slurm-adopt", "source") == "slurm-smd-libpam-slurm-adopt"
     assert package_names(["slurmctld", "slurm-client"], "distribution") == ["slurmctld", "slurm-client"]
+
+
+# roles/_slurm_common/vars/Debian.yml's sets.
+SETS = {"controller": ["slurmctld", "slurm-client", "munge"], "compute": ["slurmd", "slurm-client", "munge", "dbus"],
+        "client": ["slurm-client", "munge"], "pmix": ["libpmix2", "libpmix-dev"], "nvml_plugin": ["slurm-wlm-nvml-plugin"]}
+CONTROLLER = {"controller": True, "compute": False, "dbd_only": False}
+COMPUTE = {"controller": False, "compute": True, "dbd_only": False}
+DBD_ONLY = {"controller": False, "compute": False, "dbd_only": True}
+
+
+@pytest.mark.parametrize("roles, install_from, pmix, autodetect, expected", [
+    (CONTROLLER, "distribution", True, "off", ["slurmctld", "slurm-client", "munge", "libpmix2", "libpmix-dev"]),
+    (COMPUTE, "distribution", False, "off", ["slurmd", "slurm-client", "munge", "dbus"]),
+    (COMPUTE, "distribution", False, "nvml", ["slurmd", "slurm-client", "munge", "dbus", "slurm-wlm-nvml-plugin"]),
+    # A source build has NVML in its own plugins (slurm-smd); Debian's plugin is never mixed in.
+    (COMPUTE, "source", True, "nvml", ["slurm-smd-slurmd", "slurm-smd-client", "munge", "dbus", "libpmix2",
+                                       "libpmix-dev"]),
+    (COMPUTE, "distribution", False, "nvidia", ["slurmd", "slurm-client", "munge", "dbus"]),
+    (DBD_ONLY, "source", True, "nvml", ["slurm-smd-client", "munge"]),
+    # A controller that is a compute node too: each package once, the controller's first.
+    (dict(CONTROLLER, compute=True), "source", False, "off", ["slurm-smd-slurmctld", "slurm-smd-client", "munge",
+                                                              "slurm-smd-slurmd", "dbus"]),
+    ({"controller": False, "compute": False, "dbd_only": False}, "source", True, "off", ["libpmix2", "libpmix-dev"]),
+])
+def test_a_hosts_packages_by_its_roles(roles, install_from, pmix, autodetect, expected):
+    assert host_packages(roles, SETS, install_from, pmix, autodetect) == expected
+
+
+@pytest.mark.parametrize("roles, sets", [
+    (None, SETS), (COMPUTE, None), (COMPUTE, dict(SETS, compute="slurmd")), (COMPUTE, dict(SETS, pmix=[None])),
+    (COMPUTE, dict(SETS, client=[""])),
+])
+def test_bad_package_sets_are_named(roles, sets):
+    with pytest.raises(SlurmSourceError):
+        host_packages(roles, sets, "source", True, "off")
 
 
 def test_components_of_installed_packages_of_either_kind():
