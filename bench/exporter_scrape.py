@@ -23,11 +23,11 @@ reaches 100 ms or a Slurm scrape's reaches 1 s (the targets of issue 16).
 from __future__ import absolute_import, division, print_function
 
 import argparse
+import importlib.util
 import json
 import os
 import shutil
 import socket
-import importlib.util
 import statistics
 import subprocess
 import sys
@@ -35,7 +35,6 @@ import tempfile
 import time
 from urllib.request import urlopen
 
-import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
@@ -51,24 +50,23 @@ def _program_files():
     return module
 
 
-def lib_files(role):
-    """The module_utils a role installs beside its program: its vars/main.yml list and what those import."""
-    with open(os.path.join(ROOT, "roles", role, "vars", "main.yml")) as handle:
-        listed = yaml.safe_load(handle)["__%s_lib_files" % role]
+def lib_files(program):
+    """The module_utils a role installs beside its program (the file's path): what it imports, in turn."""
     source = os.path.join(ROOT, "plugins", "module_utils")
 
     def read(name):
         with open(os.path.join(source, name)) as handle:
             return handle.read()
 
-    return _program_files().closure(listed, read)[0]
+    with open(program) as handle:
+        return _program_files().program_files(os.path.basename(program), handle.read(), read)[0]
 
 
 def install(base, role, program):
     """The program and its lib/ as the role lays them out."""
     lib = os.path.join(base, "lib", "ansible_collections", "gpuops", "cluster", "plugins", "module_utils")
     os.makedirs(lib)
-    for name in lib_files(role):
+    for name in lib_files(os.path.join(ROOT, "roles", role, "files", program)):
         os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(os.path.join(ROOT, "roles", role, "files", program), base)

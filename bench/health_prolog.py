@@ -31,7 +31,8 @@ import time
 from exporter_scrape import lib_files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LIB_FILES = lib_files("node_health")
+PROGRAM = os.path.join(ROOT, "roles", "node_health", "files", "gpuops_health.py")
+LIB_FILES = lib_files(PROGRAM)
 CAPTURE = os.path.join(ROOT, "tests", "fixtures", "nvidia-smi-xml", "datakit_8x-tesla-v100s-pcie-32gb.xml")
 
 
@@ -41,7 +42,7 @@ def install(base, capture):
     for name in LIB_FILES:
         os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
-    shutil.copy(os.path.join(ROOT, "roles", "node_health", "files", "gpuops_health.py"), os.path.join(base, "health"))
+    shutil.copy(PROGRAM, os.path.join(base, "health"))
     smi = os.path.join(base, "nvidia-smi")
     with open(smi, "w") as handle:
         handle.write("#!/bin/sh\nexec cat %s\n" % capture)

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The programs on the nodes carry a copy of the module_utils files they import: program_lib follows the imports,
-so the copy of each role's list loads in a bare Python (no Ansible, no site-packages)."""
+"""The programs on the nodes carry a copy of the module_utils files they import: the rule follows the program's
+imports, and theirs in turn, so each program's copy loads in a bare Python (no Ansible, no site-packages)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,17 +13,20 @@ import subprocess
 import sys
 
 import pytest
-import yaml
 
-from ansible_collections.gpuops.cluster.plugins.module_utils.common._program_files import closure, imported_files
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._program_files import (
+    closure,
+    imported_files,
+    program_files,
+)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 SOURCE = os.path.join(ROOT, "plugins", "module_utils")
 OWN = "ansible_collections.gpuops.cluster.plugins.module_utils"
 PROGRAMS = [
-    ("node_health", "__node_health_lib_files"),
-    ("gpu_exporter", "__gpu_exporter_lib_files"),
-    ("slurm_exporter", "__slurm_exporter_lib_files"),
+    ("node_health", "gpuops_health.py"),
+    ("gpu_exporter", "gpuops_gpu_exporter.py"),
+    ("slurm_exporter", "gpuops_slurm_exporter.py"),
 ]
 
 
@@ -37,8 +40,14 @@ def test_imported_files_names_the_collections_own_modules():
                "from %s.slurm._gres import gres_count\n"
                "from %s.common._text import (\n    guarded,\n)\n"
                "    import %s.validate._clock\n"
-               "text = 'no import here'\n") % (OWN, OWN, OWN)
-    assert imported_files("x.py", content) == ["slurm/_gres.py", "common/_text.py", "validate/_clock.py"]
+               "from %s.health import _health as health  # noqa: E402\n"
+               "from %s.gpu import (  # noqa: E402\n    _gpu_facts,\n    _gpu_plan as plan,\n)\n"
+               "import os, %s.fabric._ib_facts\n"
+               "from %s.slurm._gres import gres_count as again\n"
+               "text = 'no import here'\n") % ((OWN,) * 7)
+    assert imported_files("x.py", content) == ["slurm/_gres.py", "common/_text.py", "validate/_clock.py",
+                                               "health/_health.py", "gpu/_gpu_facts.py", "gpu/_gpu_plan.py",
+                                               "fabric/_ib_facts.py"]
 
 
 @pytest.mark.parametrize("line", [
@@ -63,28 +72,34 @@ def test_closure_follows_imports_in_turn():
     assert contents == files
 
 
+def test_a_program_needs_what_it_imports_in_turn():
+    files = {"a/_a.py": "from %s.b._b import x\n" % OWN, "b/_b.py": "import re\n"}
+    names, contents = program_files("prog.py", "import sys\nfrom %s.a import _a\n" % OWN, files.__getitem__)
+    assert names == ["a/_a.py", "b/_b.py"] and contents == files
+
+
 def test_validate_checks_brings_the_gres_rule_not_the_cluster_model():
     names = closure(["validate/_validate_checks.py"], _read)[0]
     assert "slurm/_gres.py" in names
     assert "slurm/_slurm_model.py" not in names
 
 
-@pytest.mark.parametrize("role, var", PROGRAMS)
-def test_each_programs_copy_loads_without_ansible(tmp_path, role, var):
-    with open(os.path.join(ROOT, "roles", role, "vars", "main.yml")) as handle:
-        listed = yaml.safe_load(handle)[var]
-    names, contents = closure(listed, _read)
+@pytest.mark.parametrize("role, program", PROGRAMS)
+def test_each_programs_copy_loads_without_ansible(tmp_path, role, program):
+    with open(os.path.join(ROOT, "roles", role, "files", program)) as handle:
+        text = handle.read()
+    names, contents = program_files(program, text, _read)
+    direct = imported_files(program, text)
+    assert direct and set(direct) <= set(names)
     lib = tmp_path / "lib"
     base = lib.joinpath(*OWN.split("."))
     for name in names:
         package = name.split("/")[0]
-        for init in (base.parent.parent.parent.parent, base.parent.parent.parent, base.parent.parent, base.parent, base,
-                     base / package):
-            init.mkdir(parents=True, exist_ok=True)
+        (base / package).mkdir(parents=True, exist_ok=True)
         if os.path.exists(os.path.join(SOURCE, package, "__init__.py")):
             (base / package / "__init__.py").write_text(_read(package + "/__init__.py"))
         (base / name).write_text(contents[name])
-    modules = ["%s.%s" % (OWN, name[:-3].replace("/", ".")) for name in listed]
+    modules = ["%s.%s" % (OWN, name[:-3].replace("/", ".")) for name in direct]
     script = "import sys; sys.path.insert(0, %r)\n" % str(lib) + "".join("import %s\n" % module for module in modules)
     # -S: no site-packages, so nothing of Ansible is there to lean on.
     run = subprocess.run([sys.executable, "-S", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
