@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety maintenance health day2 topology ha
 
-.PHONY: help venv host images wheelhouse lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
+.PHONY: help venv host images bare-images lab-image wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -47,10 +47,20 @@ host:
 	tools/ensure-docker.sh
 	tools/apt-cache.sh
 
+# Every image make test uses: the bare images, the package layers, the CUDA
+# layer (tools/build-images.sh; each rebuilt only when its recipe changes).
 images: venv host
 	tools/build-images.sh
 
-lab: venv images wheelhouse
+# The bare images alone (what the Slurm builds of make test start from).
+bare-images: venv host
+	tools/build-images.sh --bare
+
+# The lab runs on the bare Debian 12 image only: make lab builds nothing else.
+lab-image: venv host
+	tools/build-images.sh --bare bookworm
+
+lab: venv lab-image wheelhouse
 	tools/lab.sh up
 	$(BIN)/ansible-playbook site.yml -i inventory/lab
 	@echo
@@ -119,6 +129,13 @@ NUMPY_VERSION := 2.4.6
 	touch $@
 
 wheelhouse: .build/wheelhouse/.stamp
+
+# Slurm 26.05.3 built from ../shared/artifacts by the collection's own build
+# tasks, for each Debian release a Molecule scenario installs it on, into the
+# cache the scenarios read (tools/slurm-packages.sh; a no-op for a key the
+# cache has). make test starts it beside the parts that do not need it.
+slurm-packages: venv
+	tools/slurm-packages.sh
 
 # Two lanes side by side (tools/molecule-lanes.sh); MOLECULE_LANES=1 for one
 # scenario at a time. Each scenario's log: .build/molecule-logs/.

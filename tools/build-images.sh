@@ -13,8 +13,9 @@
 # CUDA layer (gpuops-cuda:bookworm: the cuda role's toolkit package), the
 # gpu_stack scenario's GPU node.
 #
-#   tools/build-images.sh            # both suites
-#   tools/build-images.sh bookworm   # one
+#   tools/build-images.sh                   # both suites, every layer
+#   tools/build-images.sh bookworm          # one
+#   tools/build-images.sh --bare bookworm   # the bare image only (make lab's)
 set -euo pipefail
 
 log() { printf '[build-images] %s\n' "$*"; }
@@ -29,6 +30,8 @@ MIRROR=${GPUOPS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PROXY=${GPUOPS_APT_PROXY_HOST:-http://127.0.0.1:3142}
 RECIPE_VERSION=4
 
+bare_only=0
+if [ "${1:-}" = --bare ]; then bare_only=1; shift; fi
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bookworm trixie)
 
@@ -76,6 +79,8 @@ for suite in "${suites[@]}"; do
   rm -rf "$tmp"
   log "built ${image} in $(( $(date +%s) - start )) s"
 done
+
+[ "$bare_only" -eq 0 ] || exit 0
 
 # A layer on a base image: the packages installed in a plain container (no
 # init: no daemon starts), service accounts made first with the ids given
@@ -140,16 +145,17 @@ for suite in "${suites[@]}"; do
     "$(python3 "$(dirname "$0")/role-packages.py" users | tr '\n' ';')"
 done
 
-# The CUDA layer (gpuops-cuda:<suite>, on the package layer, Debian 12
-# only: the suite a scenario uses it on): the cuda role's toolkit package,
-# installed as the role installs it (no recommends). The gpu_stack
-# scenario's GPU node starts from it: its converge then installs the driver,
-# the change the node is drained for, and holds the toolkit, without
-# unpacking the toolkit a second time in make test (the site scenario
-# installs it from the bare image).
+# The CUDA layer (gpuops-cuda:<suite>, on the bare image, Debian 12 only:
+# the suite a scenario uses it on): the cuda role's toolkit package,
+# installed as the role installs it (no recommends), and nothing else. The
+# 2 GB toolkit is unpacked once per image, not on every GPU node of make
+# test: site's second GPU node and gpu_stack's GPU node start from it (their
+# converge installs everything else, from the bare system, and holds the
+# toolkit); site's first GPU node proves the toolkit's install from the
+# bare image.
 CUDA_SUITES=(bookworm)
 for suite in "${suites[@]}"; do
   [[ " ${CUDA_SUITES[*]} " == *" ${suite} "* ]] || continue
-  layer "gpuops-pkgs:${suite}" "gpuops-cuda:${suite}" gpuops.cuda \
+  layer "gpuops-lab:${suite}" "gpuops-cuda:${suite}" gpuops.cuda \
     "$(python3 "$(dirname "$0")/role-packages.py" cuda "${MAJOR[$suite]}" | tr '\n' ' ')" ""
 done

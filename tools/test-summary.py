@@ -4,8 +4,11 @@
 """The table `make test` ends with: each part's time, then each Molecule suite's checks and time.
 
     python3 tools/test-summary.py .build/test-report
+    python3 tools/test-summary.py --caches .build/test-report   # the run's kind only
 
 Reads, in that folder:
+  caches.tsv       which caches were cold when the run started: cache,
+                   warm|cold, what was found (tools/test-caches.sh)
   parts.tsv        one line per part of make test: name, seconds, exit code
                    (tools/test.sh writes it)
   wall             the whole run's seconds
@@ -98,9 +101,35 @@ def suites_table(folder):
     return table
 
 
+def caches_lines(path):
+    """The run's kind from the caches found at its start: fresh (every cache cold), warm, or partly warm."""
+    if not path.is_file():
+        return []
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line.count("\t") == 2]
+    if not rows:
+        return []
+    cold = [name for name, state, _ in rows if state == "cold"]
+    if len(cold) == len(rows):
+        kind = "a fresh machine: every cache cold"
+    elif not cold:
+        kind = "a warm machine: no cache cold"
+    else:
+        kind = "partly warm: cold " + ", ".join(cold)
+    out = [f"Caches at the start: {kind}"]
+    for name, state, detail in rows:
+        out.append(f"  {name:<16} {state:<5} {detail}")
+    return out
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--caches":
+        folder = pathlib.Path(argv[2] if len(argv) > 2 else ".build/test-report")
+        print("\n".join(caches_lines(folder / "caches.tsv")))
+        return 0
     folder = pathlib.Path(argv[1] if len(argv) > 1 else ".build/test-report")
-    out = []
+    out = caches_lines(folder / "caches.tsv")
+    if out:
+        out.append("")
     parts = parts_table(folder / "parts.tsv")
     if parts:
         out.append("make test, per part")

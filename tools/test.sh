@@ -5,12 +5,22 @@
 #
 #   TEST_PARTS="lint units"   only these parts (default: all)
 #
-# First the setup (venv, Docker daemon, apt cache, images, wheelhouse); then
-# the Molecule lanes start in the background and the other parts run one
-# after the other beside them (lint, sanity, units, pytest, rules, scale,
-# dist-test); a failed part stops the parts after it, Molecule runs to its end.
-# Each part is the make target of its name, but `scale`: the scale bench at
-# a small size (make scale-smoke), not the full `make scale`.
+# First the caches are read (tools/test-caches.sh: which are cold, printed at
+# the start and in the table at the end), then the setup (venv, Docker daemon,
+# apt cache). Then three things run side by side:
+#   - the heavy, cold-only steps, started first, in the background: the bare
+#     images; then the Slurm builds from the tarball (part slurm-packages,
+#     tools/slurm-packages.sh) beside the image layers and the wheelhouse
+#     (part images); the Molecule lanes start when the images are there, and
+#     the scenarios that install the built Slurm wait for their release's
+#     build (tools/wait-slurm-packages.sh);
+#   - the Molecule lanes (part molecule);
+#   - the other parts, one after the other (lint, sanity, units, pytest,
+#     rules, scale, dist-test, which waits for the images); a failed part
+#     stops the parts after it, Molecule runs to its end.
+# On a warm machine the heavy steps are no-ops of seconds. Each part is the
+# make target of its name, but `scale`: the scale bench at a small size (make
+# scale-smoke), not the full `make scale`.
 #
 # Interrupted (Ctrl-C, or SIGTERM to the process group): the parts stop, the
 # Molecule containers of this run are removed, and the Docker daemon and a
@@ -37,6 +47,8 @@ clean_molecule() {
     docker ps -aq --filter network="$net" | xargs -r docker rm -f >/dev/null 2>&1 || true
     docker network rm "$net" >/dev/null 2>&1 || true
   done
+  # The Slurm build containers (tools/slurm-packages.sh).
+  docker ps -aq --filter name=gpuops-slurm-build- | xargs -r docker rm -f >/dev/null 2>&1 || true
 }
 
 # shellcheck disable=SC2329  # called from the trap and below
@@ -104,31 +116,77 @@ run_part() {  # name make-target...
 
 failed=0
 molecule_pid=""
+heavy_pid=""
 others=()
 for part in $PARTS; do
   [ "$part" = molecule ] || others+=("$part")
 done
-# What every part needs, once: the venv, the Docker daemon, the apt cache,
-# the images and the torch wheelhouse (each a no-op when done).
+has() { [[ " $PARTS " == *" $1 "* ]]; }
+
+# Which caches are cold, before anything fills them: the run's kind, printed
+# now and in the table at the end.
+tools/test-caches.sh >"$REPORT/caches.tsv" || true
+python3 tools/test-summary.py --caches "$REPORT" || true
+
+# What every part needs, once: the venv; with containers, the Docker daemon
+# and the apt cache (each a no-op when done).
 setup=(venv)
-if [[ " $PARTS " == *" molecule "* || " $PARTS " == *" dist-test "* ]]; then setup+=(images wheelhouse); fi
+if has molecule || has dist-test; then setup+=(host); fi
 run_part setup "${setup[@]}" || failed=1
-if [ "$failed" -eq 0 ] && [[ " $PARTS " == *" molecule "* ]]; then
+
+# The heavy, cold-only steps, first and in the background: the bare images
+# (what the Slurm builds start from), then the Slurm builds beside the image
+# layers and the wheelhouse. images.rc tells the parts waiting for them.
+IMAGES_RC="$REPORT/images.rc"
+export GPUOPS_SLURM_PREBUILD_DIR="$PWD/.build/slurm-packages"
+rm -rf "$GPUOPS_SLURM_PREBUILD_DIR"
+if [ "$failed" -eq 0 ] && { has molecule || has dist-test; }; then
+  (
+    rc=0
+    run_part images-bare bare-images || rc=$?
+    sp_pid=""
+    if [ "$rc" -eq 0 ] && has molecule; then
+      run_part slurm-packages slurm-packages &
+      sp_pid=$!
+    fi
+    if [ "$rc" -eq 0 ]; then run_part images images wheelhouse || rc=$?; fi
+    echo "$rc" >"$IMAGES_RC"
+    if [ -n "$sp_pid" ]; then wait "$sp_pid" || rc=1; fi
+    exit "$rc"
+  ) &
+  heavy_pid=$!
+fi
+# Until the images part has ended; fails when it failed.
+images_ready() {
+  while [ ! -s "$IMAGES_RC" ]; do sleep 2; done
+  [ "$(cat "$IMAGES_RC")" = 0 ]
+}
+
+if [ "$failed" -eq 0 ] && has molecule; then
   # Molecule's clusters spend much of their time waiting for jobs, scrapes
   # and timeouts: the other parts run beside them, one after the other.
   export GPUOPS_CHECKS_DIR="$PWD/$REPORT/checks"
-  run_part molecule molecule &
+  (
+    images_ready || { log "part molecule: not started, the images part failed"; exit 1; }
+    run_part molecule molecule
+  ) &
   molecule_pid=$!
 fi
 if [ "$failed" -eq 0 ]; then
   for part in "${others[@]}"; do
     target=$part
     [ "$part" = scale ] && target=scale-smoke
+    if [ "$part" = dist-test ] && ! images_ready; then
+      log "part dist-test: not started, the images part failed"; failed=1; break
+    fi
     run_part "$part" "$target" || { failed=1; break; }
   done
 fi
 if [ -n "$molecule_pid" ]; then
   wait "$molecule_pid" || failed=1
+fi
+if [ -n "$heavy_pid" ]; then
+  wait "$heavy_pid" || failed=1
 fi
 # Each Molecule part (scenario) with its time, from the lanes' results.
 if [[ " $PARTS " == *" molecule "* ]] && [ -f .build/molecule-logs/.results ]; then

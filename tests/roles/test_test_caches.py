@@ -1,0 +1,60 @@
+"""make test says which kind of run it was: tools/test-summary.py reads the
+caches tools/test-caches.sh found cold or warm at the start of the run.
+
+The first test runs tools/test-caches.sh on a checkout with nothing built
+into it (a temporary copy of the script beside an empty tree): every cache
+it reads there must be cold. The others pin the kinds the summary prints.
+"""
+
+import importlib.util
+import os
+import pathlib
+import shutil
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+_SPEC = importlib.util.spec_from_file_location("test_summary", ROOT / "tools" / "test-summary.py")
+summary = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(summary)
+
+
+def _write(tmp_path, rows):
+    path = tmp_path / "caches.tsv"
+    path.write_text("".join("\t".join(row) + "\n" for row in rows))
+    return path
+
+
+def test_an_empty_checkout_reads_cold(tmp_path):
+    (tmp_path / "tools").mkdir()
+    shutil.copy(ROOT / "tools" / "test-caches.sh", tmp_path / "tools")
+    (tmp_path / "requirements-dev.txt").write_text("")
+    env = dict(os.environ, HOME=str(tmp_path / "home"), GPUOPS_SLURM_PACKAGE_CACHE=str(tmp_path / "none"),
+               PATH="/usr/bin:/bin")
+    proc = subprocess.run(["bash", str(tmp_path / "tools" / "test-caches.sh")], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    rows = {line.split("\t")[0]: line.split("\t")[1] for line in proc.stdout.splitlines()}
+    assert set(rows) >= {"venv", "ansible-test", "apt", "images", "slurm-packages", "wheelhouse"}
+    for name in ("venv", "ansible-test", "slurm-packages", "wheelhouse"):
+        assert rows[name] == "cold", (name, proc.stdout)
+
+
+def test_every_cache_cold_is_a_fresh_machine(tmp_path):
+    lines = summary.caches_lines(_write(tmp_path, [("venv", "cold", "no .venv"), ("images", "cold", "missing: all")]))
+    assert lines[0] == "Caches at the start: a fresh machine: every cache cold"
+    assert lines[1].split() == ["venv", "cold", "no", ".venv"]
+
+
+def test_no_cache_cold_is_a_warm_machine(tmp_path):
+    lines = summary.caches_lines(_write(tmp_path, [("venv", "warm", "x"), ("images", "warm", "y")]))
+    assert lines[0] == "Caches at the start: a warm machine: no cache cold"
+
+
+def test_some_cold_names_them(tmp_path):
+    lines = summary.caches_lines(_write(tmp_path, [("venv", "warm", "x"), ("images", "cold", "y"),
+                                                   ("slurm-packages", "cold", "z")]))
+    assert lines[0] == "Caches at the start: partly warm: cold images, slurm-packages"
+
+
+def test_no_file_no_lines(tmp_path):
+    assert not summary.caches_lines(tmp_path / "caches.tsv")
