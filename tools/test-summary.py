@@ -108,7 +108,7 @@ def caches_lines(path):
     rows = [line.split("\t") for line in path.read_text().splitlines() if line.count("\t") == 2]
     if not rows:
         return []
-    cold = [name for name, state, _ in rows if state == "cold"]
+    cold = [row[0] for row in rows if row[1] == "cold"]
     if len(cold) == len(rows):
         kind = "a fresh machine: every cache cold"
     elif not cold:
