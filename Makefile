@@ -6,9 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack safety maintenance health day2 topology ha
+MOLECULE_SCENARIOS ?= maintenance safety health topology day2 ha gpu_stack site slurm_trixie
 
-.PHONY: help venv host images bare-images lab-image wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
+.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -55,6 +55,10 @@ images: venv host
 # The bare images alone (what the Slurm builds of make test start from).
 bare-images: venv host
 	tools/build-images.sh --bare
+
+# The bare images and the package layers (what the flows start from).
+pkgs-images: venv host
+	tools/build-images.sh --pkgs
 
 # The lab runs on the bare Debian 12 image only: make lab builds nothing else.
 lab-image: venv host
@@ -140,6 +144,13 @@ slurm-packages: venv
 # Two lanes side by side (tools/molecule-lanes.sh); MOLECULE_LANES=1 for one
 # scenario at a time. Each scenario's log: .build/molecule-logs/.
 molecule: venv images wheelhouse
+	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-lanes.sh
+
+# The lanes alone, for make test, which builds the images beside them: the
+# flows start once the package layers exist, and the scenarios that need the
+# CUDA layer or the wheelhouse (site, gpu_stack) wait for the images part
+# (GPUOPS_IMAGES_RC).
+molecule-lanes: venv
 	MOLECULE_SCENARIOS="$(MOLECULE_SCENARIOS)" tools/molecule-lanes.sh
 
 # The same scenarios under Mitogen's strategy (issue 18's check that the

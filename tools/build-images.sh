@@ -16,6 +16,7 @@
 #   tools/build-images.sh                   # both suites, every layer
 #   tools/build-images.sh bookworm          # one
 #   tools/build-images.sh --bare bookworm   # the bare image only (make lab's)
+#   tools/build-images.sh --pkgs            # the bare images and the package layers
 set -euo pipefail
 
 log() { printf '[build-images] %s\n' "$*"; }
@@ -30,8 +31,12 @@ MIRROR=${GPUOPS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PROXY=${GPUOPS_APT_PROXY_HOST:-http://127.0.0.1:3142}
 RECIPE_VERSION=4
 
-bare_only=0
-if [ "${1:-}" = --bare ]; then bare_only=1; shift; fi
+# How far to go: bare images only, up to the package layers, or every layer.
+until=all
+case "${1:-}" in
+  --bare) until=bare; shift ;;
+  --pkgs) until=pkgs; shift ;;
+esac
 suites=("$@")
 [ ${#suites[@]} -gt 0 ] || suites=(bookworm trixie)
 
@@ -80,7 +85,7 @@ for suite in "${suites[@]}"; do
   log "built ${image} in $(( $(date +%s) - start )) s"
 done
 
-[ "$bare_only" -eq 0 ] || exit 0
+[ "$until" != bare ] || exit 0
 
 # A layer on a base image: the packages installed in a plain container (no
 # init: no daemon starts), service accounts made first with the ids given
@@ -153,6 +158,7 @@ done
 # converge installs everything else, from the bare system, and holds the
 # toolkit); site's first GPU node proves the toolkit's install from the
 # bare image.
+[ "$until" != pkgs ] || exit 0
 CUDA_SUITES=(bookworm)
 for suite in "${suites[@]}"; do
   [[ " ${CUDA_SUITES[*]} " == *" ${suite} "* ]] || continue

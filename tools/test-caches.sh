@@ -1,39 +1,41 @@
 #!/usr/bin/env bash
 # Which of make test's caches are warm, read before the run fills them: one
-# line each (cache, warm|cold, what was found). tools/test.sh writes it to
+# line each (scope, cache, warm|cold, what was found). The scope is the
+# machine (kept between clones: apt, images, Slurm packages, ansible-test) or
+# the checkout (.venv and .build: a clean clone, as CI makes, starts without). tools/test.sh writes it to
 # .build/test-report/caches.tsv; tools/test-summary.py prints the run's kind
 # from it (a fresh machine: every cache cold; warm: none cold), at the start
 # and in the table at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-row() { printf '%s\t%s\t%s\n' "$1" "$2" "$3"; }
+row() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4"; }
 size_mb() { du -sm "$1" 2>/dev/null | cut -f1; }
 
 # The Python tools (make venv: rebuilt when requirements-dev.txt changes).
 if [ -f .venv/.stamp ] && [ .venv/.stamp -nt requirements-dev.txt ]; then
-  row venv warm ".venv, requirements-dev.txt installed"
+  row checkout venv warm ".venv, requirements-dev.txt installed"
 else
-  row venv cold "no .venv for requirements-dev.txt"
+  row checkout venv cold "no .venv for requirements-dev.txt"
 fi
 # ansible-test's venvs of the sanity tests' requirements.
 if compgen -G "$HOME/.ansible/test/venv/*" >/dev/null 2>&1; then
-  row ansible-test warm "sanity requirement venvs in ~/.ansible/test"
+  row machine ansible-test warm "sanity requirement venvs in ~/.ansible/test"
 else
-  row ansible-test cold "no sanity requirement venvs in ~/.ansible/test"
+  row machine ansible-test cold "no sanity requirement venvs in ~/.ansible/test"
 fi
 # The Debian packages the images and the containers install (apt-cacher-ng).
 mb=$(size_mb /var/cache/apt-cacher-ng); mb=${mb:-0}
-row apt "$([ "$mb" -ge 500 ] && echo warm || echo cold)" "${mb} MB in /var/cache/apt-cacher-ng"
+row machine apt "$([ "$mb" -ge 500 ] && echo warm || echo cold)" "${mb} MB in /var/cache/apt-cacher-ng"
 # The images (tools/build-images.sh).
 missing=()
 for image in gpuops-lab:bookworm gpuops-lab:trixie gpuops-pkgs:bookworm gpuops-pkgs:trixie gpuops-cuda:bookworm; do
   docker image inspect "$image" >/dev/null 2>&1 || missing+=("$image")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  row images warm "all 5 present (each rebuilt if its recipe changed)"
+  row machine images warm "all 5 present (each rebuilt if its recipe changed)"
 else
-  row images cold "missing: ${missing[*]}"
+  row machine images cold "missing: ${missing[*]}"
 fi
 # Slurm 26.05.3 built from the tarball, per Debian release (tools/slurm-packages.sh).
 cache=${GPUOPS_SLURM_PACKAGE_CACHE:-/var/tmp/gpuops-slurm-packages}
@@ -44,13 +46,13 @@ for os in debian12 debian13; do
   [[ " ${keys[*]:-} " == *"-${os}-"* ]] && have+=("$os")
 done
 if [ ${#have[@]} -eq 2 ]; then
-  row slurm-packages warm "built for ${have[*]} in $cache"
+  row machine slurm-packages warm "built for ${have[*]} in $cache"
 else
-  row slurm-packages cold "built for: ${have[*]:-none} in $cache"
+  row machine slurm-packages cold "built for: ${have[*]:-none} in $cache"
 fi
 # torch and numpy wheels for the containers.
 if [ -f .build/wheelhouse/.stamp ]; then
-  row wheelhouse warm ".build/wheelhouse"
+  row checkout wheelhouse warm ".build/wheelhouse"
 else
-  row wheelhouse cold "no .build/wheelhouse"
+  row checkout wheelhouse cold "no .build/wheelhouse"
 fi

@@ -7,8 +7,9 @@
     python3 tools/test-summary.py --caches .build/test-report   # the run's kind only
 
 Reads, in that folder:
-  caches.tsv       which caches were cold when the run started: cache,
-                   warm|cold, what was found (tools/test-caches.sh)
+  caches.tsv       which caches were cold when the run started: scope
+                   (machine or checkout), cache, warm|cold, what was found
+                   (tools/test-caches.sh)
   parts.tsv        one line per part of make test: name, seconds, exit code
                    (tools/test.sh writes it)
   wall             the whole run's seconds
@@ -102,22 +103,24 @@ def suites_table(folder):
 
 
 def caches_lines(path):
-    """The run's kind from the caches found at its start: fresh (every cache cold), warm, or partly warm."""
+    """The run's kind from the machine's caches found at its start: a fresh machine (every one cold),
+    a warm one (none cold) or partly warm; then every cache, the checkout's (.venv, .build) too."""
     if not path.is_file():
         return []
-    rows = [line.split("\t") for line in path.read_text().splitlines() if line.count("\t") == 2]
-    if not rows:
+    rows = [line.split("\t") for line in path.read_text().splitlines() if line.count("\t") == 3]
+    machine = [row for row in rows if row[0] == "machine"]
+    if not machine:
         return []
-    cold = [row[0] for row in rows if row[1] == "cold"]
-    if len(cold) == len(rows):
-        kind = "a fresh machine: every cache cold"
+    cold = [row[1] for row in machine if row[2] == "cold"]
+    if len(cold) == len(machine):
+        kind = "a fresh machine: every cache of the machine cold"
     elif not cold:
-        kind = "a warm machine: no cache cold"
+        kind = "a warm machine: no cache of the machine cold"
     else:
-        kind = "partly warm: cold " + ", ".join(cold)
+        kind = "a partly warm machine: cold " + ", ".join(cold)
     out = [f"Caches at the start: {kind}"]
-    for name, state, detail in rows:
-        out.append(f"  {name:<16} {state:<5} {detail}")
+    for scope, name, state, detail in rows:
+        out.append(f"  {scope:<9} {name:<16} {state:<5} {detail}")
     return out
 
 

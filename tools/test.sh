@@ -138,6 +138,7 @@ run_part setup "${setup[@]}" || failed=1
 # (what the Slurm builds start from), then the Slurm builds beside the image
 # layers and the wheelhouse. images.rc tells the parts waiting for them.
 IMAGES_RC="$REPORT/images.rc"
+PKGS_RC="$REPORT/pkgs.rc"
 export GPUOPS_SLURM_PREBUILD_DIR="$PWD/.build/slurm-packages"
 rm -rf "$GPUOPS_SLURM_PREBUILD_DIR"
 if [ "$failed" -eq 0 ] && { has molecule || has dist-test; }; then
@@ -149,6 +150,8 @@ if [ "$failed" -eq 0 ] && { has molecule || has dist-test; }; then
       run_part slurm-packages slurm-packages &
       sp_pid=$!
     fi
+    if [ "$rc" -eq 0 ]; then run_part images-pkgs pkgs-images || rc=$?; fi
+    echo "$rc" >"$PKGS_RC"
     if [ "$rc" -eq 0 ]; then run_part images images wheelhouse || rc=$?; fi
     echo "$rc" >"$IMAGES_RC"
     if [ -n "$sp_pid" ]; then wait "$sp_pid" || rc=1; fi
@@ -156,19 +159,24 @@ if [ "$failed" -eq 0 ] && { has molecule || has dist-test; }; then
   ) &
   heavy_pid=$!
 fi
-# Until the images part has ended; fails when it failed.
+# Until the images part (or only its package layers: pkgs) has ended; fails when it failed.
 images_ready() {
-  while [ ! -s "$IMAGES_RC" ]; do sleep 2; done
-  [ "$(cat "$IMAGES_RC")" = 0 ]
+  local rc_file=$IMAGES_RC
+  [ "${1:-}" != pkgs ] || rc_file=$PKGS_RC
+  while [ ! -s "$rc_file" ]; do sleep 2; done
+  [ "$(cat "$rc_file")" = 0 ]
 }
 
 if [ "$failed" -eq 0 ] && has molecule; then
   # Molecule's clusters spend much of their time waiting for jobs, scrapes
   # and timeouts: the other parts run beside them, one after the other.
   export GPUOPS_CHECKS_DIR="$PWD/$REPORT/checks"
+  # The flows start from the package layers; site and gpu_stack wait in
+  # their lanes for the rest of the images (GPUOPS_IMAGES_RC).
+  export GPUOPS_IMAGES_RC="$PWD/$IMAGES_RC"
   (
-    images_ready || { log "part molecule: not started, the images part failed"; exit 1; }
-    run_part molecule molecule
+    images_ready pkgs || { log "part molecule: not started, the images part failed"; exit 1; }
+    run_part molecule molecule-lanes
   ) &
   molecule_pid=$!
 fi

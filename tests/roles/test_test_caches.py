@@ -33,27 +33,28 @@ def test_an_empty_checkout_reads_cold(tmp_path):
     proc = subprocess.run(["bash", str(tmp_path / "tools" / "test-caches.sh")], capture_output=True, text=True,
                           env=env, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
-    rows = {line.split("\t")[0]: line.split("\t")[1] for line in proc.stdout.splitlines()}
+    rows = {line.split("\t")[1]: line.split("\t")[2] for line in proc.stdout.splitlines()}
     assert set(rows) >= {"venv", "ansible-test", "apt", "images", "slurm-packages", "wheelhouse"}
     for name in ("venv", "ansible-test", "slurm-packages", "wheelhouse"):
         assert rows[name] == "cold", (name, proc.stdout)
 
 
 def test_every_cache_cold_is_a_fresh_machine(tmp_path):
-    lines = summary.caches_lines(_write(tmp_path, [("venv", "cold", "no .venv"), ("images", "cold", "missing: all")]))
-    assert lines[0] == "Caches at the start: a fresh machine: every cache cold"
-    assert lines[1].split() == ["venv", "cold", "no", ".venv"]
+    lines = summary.caches_lines(_write(tmp_path, [("checkout", "venv", "cold", "no .venv"),
+                                                   ("machine", "images", "cold", "missing: all")]))
+    assert lines[0] == "Caches at the start: a fresh machine: every cache of the machine cold"
+    assert lines[1].split() == ["checkout", "venv", "cold", "no", ".venv"]
 
 
-def test_no_cache_cold_is_a_warm_machine(tmp_path):
-    lines = summary.caches_lines(_write(tmp_path, [("venv", "warm", "x"), ("images", "warm", "y")]))
-    assert lines[0] == "Caches at the start: a warm machine: no cache cold"
+def test_a_clean_clone_on_a_warm_machine_is_warm(tmp_path):
+    lines = summary.caches_lines(_write(tmp_path, [("checkout", "venv", "cold", "x"), ("machine", "images", "warm", "y")]))
+    assert lines[0] == "Caches at the start: a warm machine: no cache of the machine cold"
 
 
 def test_some_cold_names_them(tmp_path):
-    lines = summary.caches_lines(_write(tmp_path, [("venv", "warm", "x"), ("images", "cold", "y"),
-                                                   ("slurm-packages", "cold", "z")]))
-    assert lines[0] == "Caches at the start: partly warm: cold images, slurm-packages"
+    lines = summary.caches_lines(_write(tmp_path, [("machine", "apt", "warm", "x"), ("machine", "images", "cold", "y"),
+                                                   ("machine", "slurm-packages", "cold", "z")]))
+    assert lines[0] == "Caches at the start: a partly warm machine: cold images, slurm-packages"
 
 
 def test_no_file_no_lines(tmp_path):
