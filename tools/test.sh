@@ -10,11 +10,12 @@
 # apt cache). Then three things run side by side:
 #   - the heavy, cold-only steps, started first, in the background: the bare
 #     images; then the Slurm builds from the tarball (part slurm-packages,
-#     tools/slurm-packages.sh) beside the image layers and the wheelhouse
-#     (part images); the Molecule lanes start when the images are there, and
-#     the scenarios that install the built Slurm wait for their release's
-#     build (tools/wait-slurm-packages.sh);
-#   - the Molecule lanes (part molecule);
+#     tools/slurm-packages.sh) beside the package layers (part images-pkgs),
+#     the CUDA layer and the wheelhouse (part images);
+#   - the Molecule lanes (part molecule), from the end of images-pkgs on:
+#     site and gpu_stack wait in their lane for the images part, and the
+#     scenarios that install the built Slurm for their release's build
+#     (tools/wait-slurm-packages.sh);
 #   - the other parts, one after the other (lint, sanity, units, pytest,
 #     rules, scale, dist-test, which waits for the images); a failed part
 #     stops the parts after it, Molecule runs to its end.
