@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
-MOLECULE_SCENARIOS ?= maintenance safety health topology day2 ha gpu_stack site slurm_trixie
+MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack health safety maintenance topology day2 ha
 
 .PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
 

@@ -80,10 +80,14 @@ def _inventory(hostvars, controllers, computes, dbd, with_facts=True):
     return {"controllers": controllers, "computes": computes, "dbd": dbd, "hosts": hosts}
 
 
-def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=None):
+def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=None, running_gres=None, reached=None,
+                targeted=None, running_topology=None):
     """The cluster model: node names, slurm.conf/gres.conf/cgroup.conf lines, restart fingerprint, errors."""
     try:
-        return build_model(_inventory(hostvars, controllers, computes, dbd), plain_data(settings), running_conf)
+        inventory = _inventory(hostvars, controllers, computes, dbd)
+        inventory["reached"] = None if reached is None else list(reached)
+        inventory["targeted"] = None if targeted is None else list(targeted)
+        return build_model(inventory, plain_data(settings), running_conf, running_gres, running_topology)
     except SlurmModelError as exc:
         raise AnsibleFilterError("slurm_model: %s" % exc)
 

@@ -65,6 +65,18 @@ def test_valid_inventory_passes(tmp_path):
             id="no-controller",
         ),
         pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_nodes_down_max_pct": 101}),
+            "slurm_nodes_down_max_pct is 101: give a whole number from 0 to 100, the percentage of the compute nodes a "
+            "run may fail to reach before it stops (0: none may).",
+            id="nodes-down-max-pct",
+        ),
+        pytest.param(
+            _inventory(["ctl"], ["gpu01", "gpu02"], {"slurm_remove_nodes": ["gpu02"]}),
+            "slurm_remove_nodes names gpu02, still in the compute group of the inventory: remove the host from the "
+            "inventory as well, or take it out of slurm_remove_nodes.",
+            id="remove-a-node-still-in-the-inventory",
+        ),
+        pytest.param(
             _inventory(["ctl", "gpu01"], ["gpu01"]),
             "gpu01 in both slurm_controller (slurm_controller_group) and slurm_compute (slurm_compute_group): "
             "the controller stays a separate host. Remove it from one group.",

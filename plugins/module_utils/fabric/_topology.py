@@ -1011,7 +1011,14 @@ def topology_plan(slurm_nodes, series, settings=None):
             raise TopologyError("settings: unknown key(s) %s; known: %s" % (_listed(sorted(map(str, unknown))),
                                                                             ", ".join(PLAN_KEYS)))
         notes = []
-        tree = _plan_tree(settings, notes)
+        try:
+            tree = _plan_tree(settings, notes)
+        except TopologyError:
+            # A switch tree is not used when blocks are asked for: what is wrong with it does not stop them (a run
+            # that keeps nodes of a block topology knows their blocks, not their switches).
+            if settings.get("plugin") not in ("block", "topology/block"):
+                raise
+            tree = None
         have_tree = bool(tree and any(tree["leaves"].values()))
         if tree and not have_tree:
             notes += tree["notes"] + ["the switch tree is not used: no leaf switch holds a named host"]

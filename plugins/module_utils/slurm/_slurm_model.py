@@ -46,6 +46,18 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist imp
     compress,
     expand,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources import (
+    BLOCK_ORDER,
+    DOWN_MAX_PCT_DEFAULT,
+    SOURCE_WORDS,
+    down_errors,
+    down_pct,
+    down_pct_errors,
+    node_source,
+    parse_node_records,
+    parse_topology_places,
+    removal_errors,
+)
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf import (
     Repeated,
     SLURM_CONF_KEYS,
@@ -106,7 +118,7 @@ SETTING_KEYS = (
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
-    "install_from", "source_nvml",
+    "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes",
 )
 # slurm_gres_autodetect: gres.conf AutoDetect. off: the collection's own gres.conf lines from gpu_facts only;
 # nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
@@ -496,7 +508,7 @@ def group_real_memory(nodes, group_pct):
             changed = [node for node in group if node["real_memory"] != smallest]
             if changed:
                 for node in changed:
-                    lowered[node["host"]] = smallest
+                    lowered[node["name"]] = smallest
                 messages.append(
                     "RealMemory=%d for %s (%d nodes of one model, %d of them lowered from up to %d MB: within %d%% "
                     "of the largest, slurm_real_memory_group_pct), so they share one NodeName line."
@@ -987,40 +999,139 @@ def _mapping(settings, key, variable, errors):
     return {}
 
 
-def _compute_nodes(computes, hosts, settings, errors, warnings):
-    """The compute nodes with hardware facts, their RealMemory lowered to their group's; and the memory groups."""
+def _record_node(host, name, record, data, settings, errors, warnings):
+    """A compute node described by the running slurm.conf's record (no fresh facts of it in this run): the
+    hardware as the controller holds it; what the inventory gives (NodeAddr, features, weight, GRES, RealMemory)
+    over it, as for any node. host None: a node the inventory does not hold (kept as it is)."""
+    hvars = (data or {}).get("vars") or {}
+    node = {"host": host, "name": name, "addr": record.get("addr") or "", "memtotal_mb": None,
+            "cpus": record["cpus"], "sockets": record["sockets"], "cores_per_socket": record["cores_per_socket"],
+            "threads_per_core": record["threads_per_core"], "real_memory": record["real_memory"],
+            "real_memory_given": False, "features": list(record["features"]), "weight": record["weight"],
+            "gres_lines": list(record["gres_lines"]), "gres_value": record["gres_value"], "gres_source": "running",
+            "gpu_count": record["gpu_count"]}
+    node["topology_consistent"] = (node["cpus"] > 0 and node["sockets"] > 0
+                                   and node["sockets"] * node["cores_per_socket"] * node["threads_per_core"] == node["cpus"])
+    if host is not None:
+        given = _node(host, {"facts": {"memtotal_mb": max(node["real_memory"], 1), "processor_vcpus": node["cpus"],
+                                       "processor_count": node["sockets"], "processor_cores": node["cores_per_socket"],
+                                       "processor_threads_per_core": node["threads_per_core"]},
+                             "vars": dict((key, value) for key, value in hvars.items()
+                                          if key not in ("slurm_node_real_memory",)),
+                             "gpus": None}, settings, errors, [])
+        if hvars.get("slurm_node_addr"):
+            node["addr"] = given["addr"]
+        if hvars.get("slurm_node_features") is not None:
+            node["features"] = given["features"]
+        if hvars.get("slurm_node_weight") is not None:
+            node["weight"] = given["weight"]
+        if hvars.get("slurm_node_gres") is not None:
+            node.update(gres_lines=given["gres_lines"], gres_value=given["gres_value"], gres_source="inventory",
+                        gpu_count=given["gpu_count"])
+        memory = _as_int(hvars.get("slurm_node_real_memory"))
+        if memory is not None and memory > 0:
+            node.update(real_memory=memory, real_memory_given=True)
+    node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
+    return node
+
+
+def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, reached=None):
+    """The compute nodes, each from its best source (module_utils/slurm/_node_sources.py: facts of this run, the
+    running slurm.conf, cached facts), their RealMemory lowered to their group's; the memory groups; and
+    {source: [Slurm names]}.
+
+    records: the running slurm.conf's node descriptions; reached: the hosts this run reached (None: every host's
+    facts are this run's). Nodes the records hold and the inventory does not are kept as they are, unless
+    slurm_remove_nodes names them.
+    """
+    records = records or {}
     nodes = []
-    missing = []
+    sources = {}
     for host in computes:
-        node = _node(host, hosts.get(host) or {}, settings, errors, warnings)
-        if node.get("facts_missing"):
-            missing.append(host)
-        else:
+        data = hosts.get(host) or {}
+        node = _node(host, data, settings, errors, warnings)
+        in_run = reached is None or host in reached
+        source = node_source(in_run, not node.get("facts_missing"), node["name"] in records)
+        if source == "running":
+            node = _record_node(host, node["name"], records[node["name"]], data, settings, errors, warnings)
+        node["source"] = source
+        sources.setdefault(source, []).append(node["name"])
+        if source != "none":
             nodes.append(node)
-    if missing:
-        errors.append("No hardware facts for %s: slurm.conf is built from every compute node's facts. Run the play over "
-                      "the whole %s group (not with a --limit that leaves nodes out), with fact gathering on, and make "
-                      "sure those hosts are reachable." % (_compress(missing), settings.get("compute_group", "slurm_compute")))
+    remove = settings.get("remove_nodes")
+    remove = remove if isinstance(remove, list) else []
+    known = set(node["name"] for node in nodes) | set(sources.get("none", []))
+    for name in sorted(records):
+        if name in known or name in remove:
+            continue
+        node = _record_node(None, name, records[name], {}, settings, errors, warnings)
+        node["source"] = "kept"
+        sources.setdefault("kept", []).append(name)
+        nodes.append(node)
+    if sources.get("none"):
+        warnings.append("No description of %s: not reached in this run, not in the running slurm.conf and no cached "
+                        "facts, so left out of slurm.conf until a run reaches it." % _compress(sources["none"]))
+    if sources.get("kept"):
+        warnings.append("Kept in slurm.conf as the running one describes them, though the inventory (%s) does not "
+                        "hold them: %s. A --limit, an AWX slice or an inventory mistake never removes a node; "
+                        "slurm_remove_nodes does." % (settings.get("compute_group", "slurm_compute"),
+                                                      _compress(sources["kept"])))
     lowered, memory_groups = group_real_memory(nodes, real_memory_setting(settings, "real_memory_group_pct"))
     for node in nodes:
-        if node["host"] in lowered:
-            node["real_memory"] = lowered[node["host"]]
+        if node["name"] in lowered:
+            node["real_memory"] = lowered[node["name"]]
             node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
-    return nodes, memory_groups
+    return nodes, memory_groups, sources
 
 
-def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings):
-    """GPUs the running slurm.conf has and the new one drops: errors, or warnings with slurm_allow_gres_decrease."""
+# The reason the Slurm plays drain a GPU node whose nvidia-smi failed with (the prefix; the error follows). A node
+# drained with it is resumed by the first run that finds nvidia-smi working there again.
+GPU_FAILED_REASON = "gpuops: nvidia-smi failed"
+
+
+def _smi_failed(gpus):
+    """Whether gpu_facts says nvidia-smi failed on a node whose PCI bus or /dev shows NVIDIA GPUs."""
+    gpus = gpus if isinstance(gpus, dict) else {}
+    status = gpus.get("status") or "ok"
+    return status not in ("ok", "no_nvidia_smi", "no_devices") and bool(gpus.get("pci_gpus") or gpus.get("device_files"))
+
+
+def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records=None):
+    """GPUs the running slurm.conf has and the new one drops: errors, or warnings with slurm_allow_gres_decrease.
+
+    A node whose nvidia-smi failed while it has NVIDIA GPUs, which the running slurm.conf describes, is no stop for
+    the others: it keeps that description (its GPUs), and is returned ({host, name, reason}) to be drained with the
+    reason and left out of the run. Returns those nodes.
+    """
     running = parse_node_gres(running_conf) if running_conf else {}
+    records = records or {}
     losses = []
-    for node in nodes:
-        loss = _gpu_loss(node, (hosts.get(node["host"]) or {}).get("gpus"), running)
-        if loss:
-            losses.append(loss)
+    failed = []
+    for position, node in enumerate(nodes):
+        if node.get("source") in ("running", "kept"):
+            continue  # described as the running slurm.conf has it: nothing is lowered
+        data = hosts.get(node["host"]) or {}
+        loss = _gpu_loss(node, data.get("gpus"), running)
+        if not loss:
+            continue
+        if (not settings.get("allow_gres_decrease") and node.get("gres_source") != "inventory"
+                and _smi_failed(data.get("gpus")) and node["name"] in records):
+            said = _clip(str(data["gpus"].get("error") or data["gpus"].get("status")), 120)
+            kept = _record_node(node["host"], node["name"], records[node["name"]], data, settings, errors, [])
+            kept["source"] = "running"
+            nodes[position] = kept
+            failed.append({"host": node["host"], "name": node["name"], "reason": "%s: %s" % (GPU_FAILED_REASON, said)})
+            warnings.append("%s: nvidia-smi failed (%s) but the node has NVIDIA GPUs: it is drained with that reason and "
+                            "left out of this run, and slurm.conf keeps its GPUs as the running one has them. Reboot "
+                            "the node or reload the NVIDIA driver, then run again: the run that finds nvidia-smi "
+                            "working resumes it." % (node["host"], said))
+            continue
+        losses.append(loss)
     if settings.get("allow_gres_decrease"):
         warnings.extend("slurm_allow_gres_decrease is true, so this is written anyway: " + loss for loss in losses)
     else:
         errors.extend(losses)
+    return failed
 
 
 def _slurmctld_hosts(ctl_entries):
@@ -1146,6 +1257,8 @@ def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=Non
             host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names)
     first = ["AutoDetect=%s" % autodetect] if autodetect else []
     for node in nodes:
+        if node["host"] not in host_entries:
+            continue  # kept from the running slurm.conf: no host of the inventory
         entry = host_entries[node["host"]]
         entry["gres_conf"] = [] if configless else first + list(node["gres_lines"])
     configless_gres = list(first) if configless else []
@@ -1157,11 +1270,25 @@ def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=Non
     return host_entries
 
 
-def _topology_inputs(nodes, hosts):
+def _topology_key(node):
+    """The key a node has in the topology plan: its inventory host, or its Slurm name for a node kept from the running
+    slurm.conf (no inventory host)."""
+    return node["host"] if node["host"] is not None else node["name"]
+
+
+def _topology_inputs(nodes, hosts, kept_places=None):
     """(node_switches, blocks, gpus) for the topology plan from each node's slurm_topology_switch and
-    slurm_topology_block and its GPUs' NVLink fabric (gpu_facts)."""
+    slurm_topology_block and its GPUs' NVLink fabric; a node kept from the running slurm.conf keeps its place in the
+    running topology.conf (kept_places: parse_topology_places)."""
     switches, blocks, gpus = {}, {}, {}
     for node in nodes:
+        if node["host"] is None:
+            place = (kept_places or {}).get(node["name"]) or {}
+            if place.get("switch"):
+                switches[node["name"]] = place["switch"]
+            if place.get("block"):
+                blocks.setdefault(place["block"], []).append(node["name"])
+            continue
         data = hosts.get(node["host"]) or {}
         node_vars = data.get("vars") or {}
         if node_vars.get("slurm_topology_switch") not in (None, ""):
@@ -1172,6 +1299,10 @@ def _topology_inputs(nodes, hosts):
         fabric = data.get("gpu_fabric")
         if isinstance(fabric, list) and fabric:
             gpus[node["host"]] = {"gpus": [{"fabric": item} for item in fabric]}
+    # The blocks the running topology.conf lists keep its order; new ones follow in inventory order.
+    order = [name for name in (kept_places or {}).get(BLOCK_ORDER) or [] if name in blocks]
+    rest = [(name, members) for name, members in blocks.items() if name not in order]
+    blocks = dict([(name, blocks[name]) for name in order] + rest)
     return switches, blocks, gpus
 
 
@@ -1188,7 +1319,7 @@ def _topology_words(text):
     return _TOPOLOGY_WORD_RE.sub(lambda match: _TOPOLOGY_WORDS[match.group(0)], text)
 
 
-def model_topology(settings, nodes, hosts, errors, warnings):
+def model_topology(settings, nodes, hosts, errors, warnings, kept_places=None):
     """The cluster's topology.conf (module_utils/fabric/_topology.py's plan) from the slurm_topology* settings, each
     node's slurm_topology_switch and slurm_topology_block, and its GPUs' NVLink fabric.
 
@@ -1208,8 +1339,8 @@ def model_topology(settings, nodes, hosts, errors, warnings):
         errors.append("The topology settings have unknown key(s) %s; known: %s."
                       % (_shown(", ".join(unknown)), ", ".join(sorted(TOPOLOGY_SETTINGS))))
         return result
-    switches, blocks, gpus = _topology_inputs(nodes, hosts)
-    plan = topology_plan(dict((node["host"], node["name"]) for node in nodes), settings.get("series"), {
+    switches, blocks, gpus = _topology_inputs(nodes, hosts, kept_places)
+    plan = topology_plan(dict((_topology_key(node), node["name"]) for node in nodes), settings.get("series"), {
         "plugin": topo.get("plugin") or "auto", "node_switches": switches, "blocks": blocks, "gpus": gpus,
         "switch_parents": topo.get("switch_parents") or {}, "block_sizes": topo.get("block_sizes") or None,
         "ibnetdiscover": topo.get("ibnetdiscover") or "", "ca_hosts": topo.get("ca_hosts") or {}})
@@ -1235,8 +1366,14 @@ def model_topology(settings, nodes, hosts, errors, warnings):
     return result
 
 
-def build_model(inventory, settings, running_conf=None):
-    """The cluster model (see the module docstring); never raises for bad user input: it lands in errors."""
+def build_model(inventory, settings, running_conf=None, running_gres=None, running_topology=None):
+    """The cluster model (see the module docstring); never raises for bad user input: it lands in errors.
+
+    running_conf, running_gres, running_topology: the slurm.conf, gres.conf and topology.conf the controller runs
+    with (text), which describe
+    the nodes this run does not reach (inventory["reached"]: the hosts the run reached; inventory["targeted"]:
+    the hosts it meant to reach; both None when every host's facts are this run's).
+    """
     if not isinstance(inventory, dict) or not isinstance(settings, dict):
         raise SlurmModelError("build_model takes the inventory and the settings as mappings")
     errors = check_inventory(inventory, settings)
@@ -1245,16 +1382,30 @@ def build_model(inventory, settings, running_conf=None):
     computes = list(inventory.get("computes") or [])
     dbd = list(inventory.get("dbd") or [])
     hosts = inventory.get("hosts") or {}
+    reached = inventory.get("reached")
+    targeted = inventory.get("targeted")
     configless = bool(settings.get("configless"))
     ctl_host = controllers[0] if controllers else None
     dbd_host = dbd[0] if dbd else ctl_host
     dbd_backup = dbd[1] if len(dbd) == 2 else None
 
     errors.extend(real_memory_setting_errors(settings))
-    nodes, memory_groups = _compute_nodes(computes, hosts, settings, errors, warnings)
-    _gres_losses(nodes, hosts, running_conf, settings, errors, warnings)
+    errors.extend(down_pct_errors(settings.get("nodes_down_max_pct")))
+    records = parse_node_records(running_conf or "", running_gres or "")
+    nodes, memory_groups, sources = _compute_nodes(computes, hosts, settings, errors, warnings, records,
+                                                   None if reached is None else set(reached))
+    names_in_inventory = set(node["name"] for node in nodes if node["host"] is not None) | set(sources.get("none", []))
+    removal, removal_notes = removal_errors(settings.get("remove_nodes"), names_in_inventory, records)
+    errors.extend(removal)
+    warnings.extend(removal_notes)
+    if reached is not None and targeted is not None:
+        down = [host for host in computes if host in set(targeted) and host not in set(reached)]
+        pct = down_pct(settings.get("nodes_down_max_pct"))
+        errors.extend(down_errors(down, len(computes), DOWN_MAX_PCT_DEFAULT if pct is None else pct,
+                                  settings.get("compute_group", "slurm_compute")))
+    gpu_failed = _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records)
 
-    names = dict((node["host"], node["name"]) for node in nodes)
+    names = dict((node["host"], node["name"]) for node in nodes if node["host"] is not None)
     for host in controllers + dbd:
         data = hosts.get(host) or {}
         names[host] = node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
@@ -1269,7 +1420,7 @@ def build_model(inventory, settings, running_conf=None):
 
     autodetect, autodetect_errors = gres_autodetect(settings)
     errors.extend(autodetect_errors)
-    topology = model_topology(settings, nodes, hosts, errors, warnings)
+    topology = model_topology(settings, nodes, hosts, errors, warnings, parse_topology_places(running_topology or ""))
     conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
     conf_lines, cgroup_lines = [], []
     try:
@@ -1283,7 +1434,7 @@ def build_model(inventory, settings, running_conf=None):
 
     grouped = group_nodes(nodes, _node_key)
     node_lines = [_node_line(names_expr, node) for names_expr, node in grouped]
-    nodes_by_host = dict((node["host"], node) for node in nodes)
+    nodes_by_host = dict((node["host"], node) for node in nodes if node["host"] is not None)
     partition_lines = _partition_lines(settings.get("partitions"), nodes_by_host)
 
     restart_keys = settings.get("restart_keys") or []
@@ -1298,6 +1449,14 @@ def build_model(inventory, settings, running_conf=None):
         "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect),
         "gres_autodetect": autodetect or "off",
         "node_count": len(nodes),
+        # Where each node's description came from ({source: [Slurm names]}, module_utils/slurm/_node_sources.py).
+        "node_sources": dict((source, _compress(sorted(names))) for source, names in sorted(sources.items())),
+        # GPU nodes whose nvidia-smi failed: drained with the reason and left out of the run ({host, name, reason}).
+        "gpu_failed": gpu_failed,
+        "gpu_failed_reason": GPU_FAILED_REASON,
+        # The nodes described from something else than this run's facts, one line per source.
+        "node_source_notes": ["%s: %s" % (_compress(sorted(sources[source])), SOURCE_WORDS[source])
+                              for source in ("running", "cached", "kept", "none") if sources.get(source)],
         "settings": dict((key, list(value) if isinstance(value, Repeated) else value) for key, value in conf.items()),
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
         "cgroup_conf": cgroup_lines,

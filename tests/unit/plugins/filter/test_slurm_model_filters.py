@@ -183,11 +183,24 @@ def test_slurm_model_node_vars_of_the_controller_are_not_read():
 
 
 def test_slurm_model_host_missing_from_hostvars():
-    model = FILTERS["slurm_model"](_hostvars(1), ["ctl"], ["gpu01", "gpu02"], [], SETTINGS)
-    assert model["errors"] == [
-        "No hardware facts for gpu02: slurm.conf is built from every compute node's facts. Run the play over the whole "
-        "slurm_compute group (not with a --limit that leaves nodes out), with fact gathering on, and make sure those "
-        "hosts are reachable."]
+    # Not in this run, no running slurm.conf, no cached facts: named and left out, no stop for the others.
+    model = FILTERS["slurm_model"](_hostvars(1), ["ctl"], ["gpu01", "gpu02"], [], SETTINGS, "", "", ["ctl", "gpu01"],
+                                   ["ctl", "gpu01"])
+    assert model["errors"] == []
+    assert model["node_sources"] == {"facts": "gpu01", "none": "gpu02"}
+    assert model["node_source_notes"] == [
+        "gpu02: no source: not reached in this run, not in the running slurm.conf and no cached facts"]
+
+
+def test_slurm_model_a_node_down_is_described_by_the_running_slurm_conf():
+    whole = _model(_hostvars(2))
+    running = "\n".join(whole["slurm_conf"])
+    hostvars = _hostvars(2)
+    del hostvars["gpu02"]["ansible_facts"]
+    model = FILTERS["slurm_model"](hostvars, ["ctl"], ["gpu01", "gpu02"], [], SETTINGS, running, "", ["ctl", "gpu01"],
+                                   ["ctl", "gpu01", "gpu02"])
+    assert model["errors"] == [] and model["slurm_conf"] == whole["slurm_conf"]
+    assert model["node_sources"] == {"facts": "gpu01", "running": "gpu02"}
 
 
 def test_slurm_model_running_conf():

@@ -57,6 +57,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.site import (
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm import (
     _hostlist,
+    _node_sources,
     _slurm_accounts,
     _slurm_conf,
     _slurm_containers,
@@ -247,6 +248,14 @@ PARSERS = [
     ("parse_node_gres", _slurm_model.parse_node_gres, ["NodeName=gpu[01-04] CPUs=8 Gres=gpu:a100:4 State=UNKNOWN\n"],
      _slurm_model.SlurmModelError, False),
     ("parse_unmunge", _validate_checks.parse_unmunge, [UNMUNGE], _validate.ValidateError, True),
+    # Issue 43: the running slurm.conf, gres.conf and topology.conf describe the nodes a run does not reach.
+    ("parse_node_records", lambda text: _node_sources.parse_node_records(text, text),
+     ["NodeName=DEFAULT Weight=2\nNodeName=gpu[01-04] NodeAddr=10.0.0.1 CPUs=8 Sockets=1 CoresPerSocket=8 "
+      "ThreadsPerCore=1 RealMemory=9000 Gres=gpu:a100:4 Features=a,b State=UNKNOWN\n"
+      "NodeName=gpu[01-04] Name=gpu Type=a100 File=/dev/nvidia[0-3] Cores=0-7\n"], _node_sources.NodeSourceError, False),
+    ("parse_topology_places", _node_sources.parse_topology_places,
+     ["SwitchName=leaf1 Nodes=gpu[01-02]\nSwitchName=spine Switches=leaf[1-2]\nBlockName=rack1 Nodes=gpu[03-04]\n"],
+     _node_sources.NodeSourceError, False),
     # Second round (issue 34): the parsers and programs added since the first.
     ("parse_epoch", _clock.parse_epoch, ["1795481562.123456789\n", "1795481562\n"], _clock.ClockError, True),
     ("SLURM_JOB_GPUS", lambda text: _health.job_gpu_minors(text, list(range(8))), ["0,2,7"], (), False),

@@ -110,6 +110,7 @@ SETTINGS = {
     "real_memory_margin_pct": 5, "real_memory_round_mb": 1024, "real_memory_group_pct": 1,
     "restart_keys": ["SelectTypeParameters", "SlurmctldHost"],
     "allow_gres_decrease": False, "dbd_accounts": [], "dbd_db_password": "", "munge_key_length": 0,
+    "nodes_down_max_pct": 10, "remove_nodes": [],
 }
 KEYS = SETTINGS["restart_keys"]
 
@@ -1328,17 +1329,164 @@ def test_no_partitions():
     assert model["slurm_conf"][-2:] == ["", "# Partitions"]
 
 
-def test_missing_facts_are_one_error_with_a_hostlist():
+def test_nodes_without_any_description_are_named_and_left_out_never_an_error():
     inventory = _inventory(4)
     for host in ("gpu01", "gpu02", "gpu04"):
         inventory["hosts"][host]["facts"] = {}
     del inventory["hosts"]["gpu03"]
     model = build_model(inventory, _settings(compute_group="gpu_nodes"))
-    assert model["errors"] == [
-        "No hardware facts for gpu[01-04]: slurm.conf is built from every compute node's facts. Run the play over "
-        "the whole gpu_nodes group (not with a --limit that leaves nodes out), with fact gathering on, and make "
-        "sure those hosts are reachable."]
+    assert model["errors"] == []
+    assert ("No description of gpu[01-04]: not reached in this run, not in the running slurm.conf and no cached "
+            "facts, so left out of slurm.conf until a run reaches it." in model["warnings"])
     assert model["node_count"] == 0 and _node_lines(model) == []
+    assert model["node_sources"] == {"none": "gpu[01-04]"}
+
+
+def _running(inventory, settings=None):
+    """The slurm.conf and gres.conf a whole run of inventory writes (configless: gres.conf on the controller)."""
+    model = build_model(inventory, settings or _settings(configless=True))
+    assert model["errors"] == []
+    return "\n".join(model["slurm_conf"]) + "\n", "\n".join(model["hosts"]["ctl"]["gres_conf"]) + "\n", model
+
+
+def test_nodes_outside_the_run_are_described_by_the_running_slurm_conf_and_nothing_changes():
+    # A whole run, then one limited to gpu02 (a --limit, the others down or in another slice): the nodes outside
+    # it have no facts in hostvars, and the running slurm.conf describes them as the whole run wrote them.
+    settings = _settings(configless=True)
+    conf, gres, whole = _running(_inventory(4), settings)
+    limited = _inventory(4)
+    for host in ("gpu01", "gpu03", "gpu04"):
+        limited["hosts"][host]["facts"] = {}
+        limited["hosts"][host]["gpus"] = None
+    limited.update(reached=["ctl", "gpu02"], targeted=["ctl", "gpu02"])
+    model = build_model(limited, settings, conf, gres)
+    assert model["errors"] == []
+    assert model["slurm_conf"] == whole["slurm_conf"]
+    assert model["hosts"]["ctl"]["gres_conf"] == whole["hosts"]["ctl"]["gres_conf"]
+    assert model["restart"] == whole["restart"]
+    assert model["node_sources"] == {"facts": "gpu02", "running": "gpu[01,03-04]"}
+    assert model["node_source_notes"] == ["gpu[01,03-04]: the running slurm.conf (not reached in this run)"]
+
+
+def test_the_running_description_wins_over_cached_facts_for_a_node_outside_the_run():
+    conf, gres, whole = _running(_inventory(2))
+    inventory = _inventory(2)
+    inventory["hosts"]["gpu02"]["facts"]["memtotal_mb"] = 2 * SERVER["memtotal_mb"]   # a stale cache, say
+    inventory.update(reached=["ctl", "gpu01"], targeted=["ctl", "gpu01"])
+    model = build_model(inventory, _settings(configless=True), conf, gres)
+    assert model["slurm_conf"] == whole["slurm_conf"] and model["node_sources"]["running"] == "gpu02"
+
+
+def test_cached_facts_describe_a_node_outside_the_run_that_slurm_conf_lacks():
+    conf, gres, _whole = _running(_inventory(2))
+    inventory = _add(_inventory(2), "gpu03")
+    inventory.update(reached=["ctl", "gpu01"], targeted=["ctl", "gpu01"])
+    model = build_model(inventory, _settings(configless=True), conf, gres)
+    assert model["node_sources"] == {"cached": "gpu03", "facts": "gpu01", "running": "gpu02"}
+    assert _node_lines(model)[0].startswith("NodeName=gpu[01-03] ")
+
+
+def test_inventory_settings_of_a_node_outside_the_run_still_apply():
+    conf, gres, _whole = _running(_inventory(2))
+    inventory = _inventory(2, gpu02={"slurm_node_features": ["big"], "slurm_node_weight": 5})
+    inventory["hosts"]["gpu02"]["facts"] = {}
+    inventory.update(reached=["ctl", "gpu01"], targeted=["ctl", "gpu01"])
+    model = build_model(inventory, _settings(configless=True), conf, gres)
+    assert [line for line in _node_lines(model) if "gpu02" in line][0].endswith(
+        "Gres=gpu:tesla_v100s-pcie-32gb:8 Features=big Weight=5 State=UNKNOWN")
+
+
+def test_a_node_the_inventory_no_longer_holds_is_kept_until_slurm_remove_nodes_names_it():
+    # An AWX slice (or an inventory mistake): gpu02 is not in this inventory at all.
+    conf, gres, whole = _running(_inventory(2))
+    sliced = _inventory(1)
+    model = build_model(sliced, _settings(configless=True), conf, gres)
+    assert model["errors"] == [] and model["slurm_conf"] == whole["slurm_conf"]
+    assert model["restart"] == whole["restart"]
+    assert model["node_sources"]["kept"] == "gpu02"
+    assert any("Kept in slurm.conf" in text and "gpu02" in text and "slurm_remove_nodes" in text
+               for text in model["warnings"])
+    # ... and the controller's gres.conf keeps its GPUs.
+    assert model["hosts"]["ctl"]["gres_conf"] == whole["hosts"]["ctl"]["gres_conf"]
+    removed = build_model(_inventory(1), _settings(configless=True, remove_nodes=["gpu02"]), conf, gres)
+    assert removed["errors"] == [] and [line for line in _node_lines(removed) if "gpu02" in line] == []
+
+
+def test_slurm_remove_nodes_refuses_a_node_still_in_the_inventory_and_names_an_unknown_one():
+    conf, gres, _whole = _running(_inventory(2))
+    model = build_model(_inventory(2), _settings(configless=True, remove_nodes=["gpu02", "gpu09"]), conf, gres)
+    assert any("gpu02" in text and "still in the compute group" in text for text in model["errors"])
+    assert any("gpu09" in text and "nothing to remove" in text for text in model["warnings"])
+    bad = build_model(_inventory(1), _settings(remove_nodes="gpu02"), conf, gres)
+    assert any(text.startswith("slurm_remove_nodes is") for text in bad["errors"])
+
+
+@pytest.mark.parametrize("total, down, pct, stops", [
+    (4, 1, 10, False),      # one node is always allowed
+    (4, 2, 10, True),
+    (4, 2, 50, False),
+    (1000, 100, 10, False),
+    (1000, 101, 10, True),
+    (4, 1, 0, True),        # 0: none may be down
+    (4, 4, 100, False),
+])
+def test_a_run_stops_only_when_more_nodes_are_down_than_slurm_nodes_down_max_pct_allows(total, down, pct, stops):
+    inventory = _inventory(total)
+    computes = inventory["computes"]
+    for host in computes[:down]:
+        inventory["hosts"][host]["facts"] = {}
+    inventory.update(reached=["ctl"] + computes[down:], targeted=["ctl"] + computes)
+    model = build_model(inventory, _settings(nodes_down_max_pct=pct))
+    messages = [text for text in model["errors"] if "slurm_nodes_down_max_pct" in text]
+    assert bool(messages) is stops
+    if stops:
+        assert "%d of the %d nodes" % (down, total) in messages[0]
+
+
+@pytest.mark.parametrize("value", [-1, 101, "ten", True, 2.5, [10], "1000"])
+def test_slurm_nodes_down_max_pct_refuses_what_is_not_a_percentage(value):
+    model = build_model(_inventory(1), _settings(nodes_down_max_pct=value))
+    assert any(text.startswith("slurm_nodes_down_max_pct is") for text in model["errors"])
+
+
+@pytest.mark.parametrize("plugin, var", [("tree", "slurm_topology_switch"), ("block", "slurm_topology_block")])
+def test_a_kept_node_keeps_its_place_in_the_running_topology(plugin, var):
+    topology = {"plugin": plugin, "switch_parents": {}, "block_sizes": [], "ca_hosts": [], "ibnetdiscover": "",
+                "allow_missing": False}
+    settings = _settings(configless=True, topology=topology, series="24.11")
+    place = "leaf1" if plugin == "tree" else "rack1"
+    whole = build_model(_inventory(2, gpu01={var: place}, gpu02={var: place}), settings)
+    assert whole["errors"] == [] and whole["topology_conf"]
+    conf = "\n".join(whole["slurm_conf"])
+    gres = "\n".join(whole["hosts"]["ctl"]["gres_conf"])
+    sliced = _inventory(1, gpu01={var: place})
+    model = build_model(sliced, settings, conf, gres, "\n".join(whole["topology_conf"]))
+    assert model["errors"] == []
+    assert model["topology_conf"] == whole["topology_conf"] and model["slurm_conf"] == whole["slurm_conf"]
+    # Without the running topology.conf its place is unknown: named, and the play stops.
+    lost = build_model(sliced, settings, conf, gres)
+    assert any("gpu02" in text and "topology.conf" in text for text in lost["errors"])
+
+
+@pytest.mark.parametrize("plugin, var, places", [
+    ("block", "slurm_topology_block", ["rack1", "rack1", "rack2", "rack2"]),
+    ("tree", "slurm_topology_switch", ["leaf1", "leaf1", "leaf2", "leaf2"]),
+])
+@pytest.mark.parametrize("held", [["gpu01", "gpu02"], ["gpu03", "gpu04"], ["gpu04"]])
+def test_slices_give_the_files_of_one_whole_run(plugin, var, places, held):
+    topology = {"plugin": plugin, "switch_parents": {"leaf1": "spine", "leaf2": "spine"}, "block_sizes": [],
+                "ca_hosts": [], "ibnetdiscover": "", "allow_missing": False}
+    settings = _settings(configless=True, topology=topology, series="24.11")
+    node_vars = dict(("gpu%02d" % (number + 1), {var: place}) for number, place in enumerate(places))
+    whole = build_model(_inventory(4, **node_vars), settings)
+    sliced = _inventory(4, **node_vars)
+    sliced["computes"] = held
+    model = build_model(sliced, settings, "\n".join(whole["slurm_conf"]), "\n".join(whole["hosts"]["ctl"]["gres_conf"]),
+                        "\n".join(whole["topology_conf"]))
+    assert model["errors"] == []
+    assert (model["slurm_conf"], model["topology_conf"], model["restart"]) == (
+        whole["slurm_conf"], whole["topology_conf"], whole["restart"])
+    assert model["hosts"]["ctl"]["gres_conf"] == whole["hosts"]["ctl"]["gres_conf"]
 
 
 def test_bad_shapes_are_a_model_error_not_a_traceback():
@@ -1461,7 +1609,27 @@ def test_each_lost_node_is_one_message():
     inventory["hosts"]["gpu01"]["gpus"] = _lost(pci_gpus=PCI_8)
     inventory["hosts"]["gpu03"]["gpus"] = GPUS_4
     model = build_model(inventory, _settings(), "NodeName=gpu[01-03] Gres=%s\n" % V100)
-    assert [error.split(":")[0] for error in model["errors"]] == ["gpu01", "gpu03"]
+    assert [error.split(":")[0] for error in model["errors"]] == ["gpu03"]
+    # gpu01's nvidia-smi failed while the running slurm.conf has its GPUs: drained and left out, no stop.
+    assert [entry["host"] for entry in model["gpu_failed"]] == ["gpu01"]
+
+
+def test_a_node_whose_nvidia_smi_failed_is_drained_and_left_out_keeping_its_gpus():
+    conf, gres, whole = _running(_inventory(2))
+    inventory = _inventory(2)
+    inventory["hosts"]["gpu02"]["gpus"] = _lost(pci_gpus=PCI_8, device_files=DEV_8)
+    model = build_model(inventory, _settings(configless=True), conf, gres)
+    assert model["errors"] == []
+    assert model["gpu_failed"] == [{"host": "gpu02", "name": "gpu02",
+                                    "reason": "gpuops: nvidia-smi failed: %s" % MISMATCH}]
+    assert model["gpu_failed_reason"] == "gpuops: nvidia-smi failed"
+    assert model["slurm_conf"] == whole["slurm_conf"] and model["restart"] == whole["restart"]
+    assert model["hosts"]["ctl"]["gres_conf"] == whole["hosts"]["ctl"]["gres_conf"]
+    assert any(text.startswith("gpu02: nvidia-smi failed") and "drained" in text for text in model["warnings"])
+    # The admin's choice still writes it with fewer GPUs, and nothing is drained.
+    allowed = build_model(inventory, _settings(configless=True, allow_gres_decrease=True), conf, gres)
+    assert allowed["gpu_failed"] == [] and allowed["errors"] == []
+    assert [line for line in _node_lines(allowed) if "gpu02" in line and "Gres=" not in line]
 
 
 # --- the restart decision ---------------------------------------------------------------

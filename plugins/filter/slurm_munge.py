@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, gpuops.cluster contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cluster's one munge key: which key a run writes and from where (module_utils/slurm/_munge_key.py;
+docs: munge_key_plan.yml, munge_asked_sums.yml)."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._munge_key import (
+    MungeKeyError,
+    asked_sums,
+    munge_key_plan,
+)
+
+
+def munge_key_plan_filter(sums, given_sum, controllers, slurm_hosts, asked=None):
+    """The plan for this run's munge key (munge_key_plan)."""
+    try:
+        return munge_key_plan(given_sum, plain_data(sums), plain_data(controllers), plain_data(slurm_hosts),
+                              plain_data(asked) if asked is not None else None)
+    except MungeKeyError as exc:
+        raise AnsibleFilterError("munge_key_plan: %s" % exc)
+
+
+def munge_asked_sums(results):
+    """{host: checksum, missing or unreachable} from the slurp loop over the hosts asked."""
+    try:
+        return asked_sums(plain_data(results))
+    except MungeKeyError as exc:
+        raise AnsibleFilterError("munge_asked_sums: %s" % exc)
+
+
+class FilterModule(object):
+    """Filters for the cluster's munge key."""
+
+    def filters(self):
+        return {"munge_key_plan": munge_key_plan_filter, "munge_asked_sums": munge_asked_sums}
