@@ -16,12 +16,12 @@
 #
 # MOLECULE_SCENARIOS: the scenarios to run (all by default), in their lane
 # order; MOLECULE_LANES=1 runs them one after the other. The two shared
-# clusters (site, slurm_trixie) come first in their lanes: their installs from
-# the bare images wait on the disk and the package cache as much as on the
-# CPU, so they overlap best with lint, sanity, units and pytest, which make
-# test runs beside the lanes from the start (measured: the flows first made
-# every part slower, the warm run 47 minutes against 32 to 34). On a fresh
-# machine they wait for their release's Slurm build (tools/slurm-packages.sh,
+# clusters (site, slurm_trixie) come first in their lanes. The other order
+# (the flows first, so that on a fresh machine the Slurm builds are done
+# before site and slurm_trixie need them) was measured no better: 66:55 on a
+# fresh machine against about 63 minutes this way, and a warm run projected
+# at 47 minutes (docs/testing.md, runs 2 to 5). On a fresh machine the shared
+# clusters wait for their release's Slurm build (tools/slurm-packages.sh,
 # started first) where they need it.
 # GPUOPS_IMAGES_RC (set by make test, which builds the images beside the
 # lanes): a file that holds the images part's exit code once it has ended;
