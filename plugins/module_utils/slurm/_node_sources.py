@@ -26,7 +26,6 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
 
-SOURCES = ("facts", "running", "cached", "kept", "none")
 SOURCE_WORDS = {
     "facts": "facts gathered in this run",
     "running": "the running slurm.conf (not reached in this run)",
