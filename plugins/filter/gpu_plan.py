@@ -14,6 +14,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan impor
     cuda_plan,
     cuda_settings_errors,
     driver_branch,
+    driver_failures,
     driver_plan,
     driver_settings_errors,
 )
@@ -60,6 +61,11 @@ def cuda_settings_errors_filter(settings, extra=None):
     return _call("cuda_settings_errors", cuda_settings_errors, _merged("cuda_settings_errors", settings, extra))
 
 
+def nvidia_driver_failures(hostvars, hosts):
+    """{host: reason} of the hosts where a driver step failed in this run (nvidia_driver's rescue)."""
+    return driver_failures(hostvars, list(hosts or []))
+
+
 class FilterModule(object):
     """GPU stack plan filters."""
 
@@ -67,6 +73,7 @@ class FilterModule(object):
         return {
             "nvidia_driver_branch": nvidia_driver_branch,
             "nvidia_driver_plan": nvidia_driver_plan,
+            "nvidia_driver_failures": nvidia_driver_failures,
             "cuda_plan": cuda_plan_filter,
             "nvidia_driver_settings_errors": nvidia_driver_settings_errors,
             "cuda_settings_errors": cuda_settings_errors_filter,

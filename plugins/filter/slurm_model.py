@@ -4,8 +4,8 @@
 """Filters over the Slurm cluster model (module_utils/slurm/_slurm_model.py).
 
 slurm_model, slurm_inventory_errors, slurm_node_name, slurm_restart_changes,
-slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors, slurm_rejected_reason and
-slurm_host_files;
+slurm_restart_plan, slurm_bundle_handlers, slurm_log_errors, slurm_rejected_reason,
+slurm_host_files and slurm_running_files;
 their documentation is in the .yml files beside this one.
 """
 
@@ -19,6 +19,7 @@ import binascii
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources import running_files
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     FACT_KEYS,
     NODE_VARS,
@@ -110,7 +111,7 @@ def slurm_restart_changes(old, new, restart_keys):
     return restart_changes(plain_data(old), plain_data(new), list(restart_keys or []))
 
 
-def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_stale):
+def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_stale, host=None, series=None):
     """What only a restart applies on one host this run, from the record host_probe read (base64 or None)."""
     recorded = None
     if recorded_b64 not in (None, ""):
@@ -118,7 +119,8 @@ def slurm_restart_plan(recorded_b64, new, restart_keys, daemons_active, record_s
             recorded = base64.b64decode(str(recorded_b64), validate=True).decode("utf-8", "replace")
         except (TypeError, ValueError, binascii.Error):
             recorded = ""
-    return restart_plan(recorded, plain_data(new), list(restart_keys or []), bool(daemons_active), bool(record_stale))
+    return restart_plan(recorded, plain_data(new), list(restart_keys or []), bool(daemons_active), bool(record_stale),
+                        plain_data(host) if host is not None else None, None if series is None else str(series))
 
 
 def slurm_bundle_handlers(bundle, host, probe, daemons_active, prefix=""):
@@ -149,6 +151,11 @@ def slurm_log_errors(lines, limit=3):
     return log_errors(lines, limit)
 
 
+def slurm_running_files(slurped, probe_contents, config_dir, names):
+    """{name: text} of the files the controller runs with, from the slurp loop's result or the controller's probe."""
+    return running_files(plain_data(slurped), plain_data(probe_contents), config_dir, plain_data(names))
+
+
 class FilterModule(object):
     """Slurm cluster model filters."""
 
@@ -163,4 +170,5 @@ class FilterModule(object):
             "slurm_log_errors": slurm_log_errors,
             "slurm_rejected_reason": slurm_rejected_reason,
             "slurm_host_files": slurm_host_files,
+            "slurm_running_files": slurm_running_files,
         }

@@ -71,6 +71,12 @@ def test_valid_inventory_passes(tmp_path):
             id="nodes-down-max-pct",
         ),
         pytest.param(
+            _inventory(["ctl"], ["gpu01"], {"slurm_restart_batch": 0}),
+            "slurm_restart_batch is 0: give a whole number from 1 to 10000, the most slurmd restarted at once (the next "
+            "ones restart when these have started).",
+            id="restart-batch",
+        ),
+        pytest.param(
             _inventory(["ctl"], ["gpu01", "gpu02"], {"slurm_remove_nodes": ["gpu02"]}),
             "slurm_remove_nodes names gpu02, still in the compute group of the inventory: remove the host from the "
             "inventory as well, or take it out of slurm_remove_nodes.",

@@ -360,3 +360,29 @@ def cuda_settings_errors(settings):
                       "cuda_source: nvidia (NVIDIA's repository, nvidia_driver_repo_base_url)."
                       % (_json(versions), _json(plan["distro_versions"])))
     return errors
+
+
+def driver_failures(hostvars, hosts, var="__nvidia_driver_failed"):
+    """{host: reason} of the hosts whose driver step failed in this run (the rescue of nvidia_driver noted var).
+
+    hostvars: Ansible's hostvars (or a mapping of host to mapping); hosts: the
+    hosts to look at, in order. A host that is not there, or does not hold var,
+    is left out.
+    """
+    failures = {}
+    for host in hosts if isinstance(hosts, (list, tuple)) else []:
+        try:
+            if host not in hostvars:
+                continue
+            mapping = hostvars[host]
+            value = None if _is_undefined(mapping) or var not in mapping else mapping[var]
+        except (KeyError, TypeError, IndexError, AttributeError):
+            continue
+        if value is not None and not _is_undefined(value):
+            failures[str(host)] = str(value)
+    return failures
+
+
+def _is_undefined(value):
+    """Whether value is Jinja's Undefined (hostvars of a variable that is not set), without importing Jinja."""
+    return type(value).__name__.endswith("Undefined")

@@ -22,6 +22,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import binascii
+
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import guarded, shown
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
@@ -227,3 +230,32 @@ def removal_errors(remove, inventory_names, records):
 parse_node_records = guarded(NodeSourceError, "slurm.conf node records")(parse_node_records)
 parse_topology_places = guarded(NodeSourceError, "topology.conf")(parse_topology_places)
 removal_errors = guarded(NodeSourceError, "slurm_remove_nodes")(removal_errors)
+
+
+def running_files(slurped, probe_contents, config_dir, names):
+    """{name: text} of the files the controller runs with (slurm.conf, gres.conf, topology.conf).
+
+    slurped: the registered result of the slurp loop over names (run when the
+    controller is outside the play; skipped otherwise). probe_contents: the
+    controller's probe ({path: base64}), used when the loop did not run.
+    A file that is missing, unreadable or not base64 is "" (nothing known).
+    """
+    names = [name for name in (names if isinstance(names, list) else []) if isinstance(name, str)]
+    base = str(config_dir or "").rstrip("/")
+    by_path = {}
+    if isinstance(slurped, dict) and not slurped.get("skipped") and isinstance(slurped.get("results"), list):
+        for result in slurped["results"]:
+            if isinstance(result, dict) and isinstance(result.get("item"), str):
+                by_path["%s/%s" % (base, result["item"])] = result.get("content")
+    elif isinstance(probe_contents, dict):
+        by_path = probe_contents
+    texts = {}
+    for name in names:
+        encoded = by_path.get("%s/%s" % (base, name))
+        texts[name] = ""
+        if isinstance(encoded, str) and encoded:
+            try:
+                texts[name] = base64.b64decode(encoded, validate=True).decode("utf-8", "replace")
+            except (ValueError, TypeError, binascii.Error):
+                texts[name] = ""
+    return texts

@@ -118,7 +118,7 @@ SETTING_KEYS = (
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
-    "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes",
+    "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes", "restart_batch",
 )
 # slurm_gres_autodetect: gres.conf AutoDetect. off: the collection's own gres.conf lines from gpu_facts only;
 # nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
@@ -876,7 +876,14 @@ def _expand_fingerprint_nodes(items):
     return result
 
 
-def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
+# Slurm 23.11 made `scontrol reconfigure` start new slurmctld and slurmd processes on the new files (scontrol(1)),
+# and slurm.conf(5) says since then that a change of the node definitions needs "restarting or reconfiguring" every
+# daemon. Before 23.11 a reconfigure did not re-read the nodes: a change to any node's definition needed slurmctld and
+# every slurmd restarted.
+RECONFIGURE_NODES_SINCE = (23, 11)
+
+
+def restart_plan(recorded, new, restart_keys, daemons_active, record_stale, host=None, series=None):
     """What only a restart applies on one host this run ([] for nothing to restart).
 
     recorded: the record's text (JSON), or None when the host has none.
@@ -885,6 +892,10 @@ def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
     restart there; a running daemon with no record gets ["first start"]
     (started by something else, or by an earlier version of the collection).
     record_stale: whether the record differs from the new fingerprint.
+    host: the host's part of the model (name, controller, compute); None
+    gives every change (the whole cluster's view). series: the Slurm release
+    ("24.11"); decides whether a node definition change reaches only the
+    node it describes (23.11 and later) or every daemon (before, or unknown).
     """
     if not record_stale or not daemons_active:
         return []
@@ -895,7 +906,52 @@ def restart_plan(recorded, new, restart_keys, daemons_active, record_stale):
     except (ValueError, TypeError, RecursionError):
         # Not JSON, not text, or brackets nested past what the decoder recurses through: no record.
         old = None
-    return restart_changes(old, new, restart_keys)
+    if host is None:
+        return restart_changes(old, new, restart_keys)
+    return host_restart_changes(old, new, restart_keys, host, series)
+
+
+# slurm_restart_batch: how many slurmd a restart takes down at once, at most (the handlers' throttle).
+RESTART_BATCH_MAX = 10000
+
+
+def restart_batch_errors(value):
+    """A message when slurm_restart_batch is not a whole number from 1 to RESTART_BATCH_MAX, else []."""
+    if value is None:
+        return []
+    number = value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) <= 5:
+        number = int(value.strip())
+    if isinstance(number, int) and not isinstance(number, bool) and 1 <= number <= RESTART_BATCH_MAX:
+        return []
+    return ["slurm_restart_batch is %s: give a whole number from 1 to %d, the most slurmd restarted at once "
+            "(the next ones restart when these have started)." % (_shown(value), RESTART_BATCH_MAX)]
+
+
+def host_restart_changes(old, new, restart_keys, host, series):
+    """The changes of restart_changes that one host's daemons must be restarted for.
+
+    A restart key or configless mode: every host. A node definition (GPUs,
+    memory, CPUs): on Slurm 23.11 and later only that node's slurmd (the
+    controller and the other nodes take it with scontrol reconfigure); before
+    23.11, or with the release unknown, slurmctld and every slurmd.
+    """
+    host = host if isinstance(host, dict) else {}
+    if not isinstance(old, dict) or _deeper_than(old, RECORD_DEPTH):
+        return ["no record of the settings the daemons run with"]
+    new = new if isinstance(new, dict) and not _deeper_than(new, RECORD_DEPTH) else {}
+    release = version_tuple(series) if isinstance(series, str) else None
+    if release is None or release[:2] < RECONFIGURE_NODES_SINCE:
+        return restart_changes(old, new, restart_keys)
+    changes = restart_changes(dict(old, nodes=[]), dict(new, nodes=[]), restart_keys)
+    name = host.get("name")
+    if host.get("compute") and isinstance(name, str):
+        before = _expand_fingerprint_nodes(old.get("nodes")).get(name)
+        after = _expand_fingerprint_nodes(new.get("nodes")).get(name)
+        if before != after:
+            changes.append("node definition of %s (gres:memory:cpus) %s -> %s"
+                           % (name, "(none)" if before is None else before, "(none)" if after is None else after))
+    return changes
 
 
 def bundle_handlers(bundle, host, probe, daemons_active):
@@ -999,7 +1055,7 @@ def _mapping(settings, key, variable, errors):
     return {}
 
 
-def _record_node(host, name, record, data, settings, errors, warnings):
+def _record_node(host, name, record, data, settings, errors):
     """A compute node described by the running slurm.conf's record (no fresh facts of it in this run): the
     hardware as the controller holds it; what the inventory gives (NodeAddr, features, weight, GRES, RealMemory)
     over it, as for any node. host None: a node the inventory does not hold (kept as it is)."""
@@ -1053,7 +1109,7 @@ def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, re
         in_run = reached is None or host in reached
         source = node_source(in_run, not node.get("facts_missing"), node["name"] in records)
         if source == "running":
-            node = _record_node(host, node["name"], records[node["name"]], data, settings, errors, warnings)
+            node = _record_node(host, node["name"], records[node["name"]], data, settings, errors)
         node["source"] = source
         sources.setdefault(source, []).append(node["name"])
         if source != "none":
@@ -1064,7 +1120,7 @@ def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, re
     for name in sorted(records):
         if name in known or name in remove:
             continue
-        node = _record_node(None, name, records[name], {}, settings, errors, warnings)
+        node = _record_node(None, name, records[name], {}, settings, errors)
         node["source"] = "kept"
         sources.setdefault("kept", []).append(name)
         nodes.append(node)
@@ -1117,7 +1173,7 @@ def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records
         if (not settings.get("allow_gres_decrease") and node.get("gres_source") != "inventory"
                 and _smi_failed(data.get("gpus")) and node["name"] in records):
             said = _clip(str(data["gpus"].get("error") or data["gpus"].get("status")), 120)
-            kept = _record_node(node["host"], node["name"], records[node["name"]], data, settings, errors, [])
+            kept = _record_node(node["host"], node["name"], records[node["name"]], data, settings, errors)
             kept["source"] = "running"
             nodes[position] = kept
             failed.append({"host": node["host"], "name": node["name"], "reason": "%s: %s" % (GPU_FAILED_REASON, said)})
@@ -1391,6 +1447,7 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
 
     errors.extend(real_memory_setting_errors(settings))
     errors.extend(down_pct_errors(settings.get("nodes_down_max_pct")))
+    errors.extend(restart_batch_errors(settings.get("restart_batch")))
     records = parse_node_records(running_conf or "", running_gres or "")
     nodes, memory_groups, sources = _compute_nodes(computes, hosts, settings, errors, warnings, records,
                                                    None if reached is None else set(reached))
@@ -1495,20 +1552,26 @@ _REJECTED_FIX = {
                  "run again.",
     "slurmd": "Fix the node's definition (slurm_node_gres, slurm_node_real_memory, its GPUs) or the setting and run "
               "again.",
+    "reconfigure": "Fix the setting and run again, or run with -e slurm_allow_restart=true to let slurmctld restart on "
+                   "it.",
 }
 
 
 def rejected_reason(daemon, host, log_lines, previous_files, log_dir, answered=False, node=None, node_state=None):
     """Why a Slurm daemon did not come back on a new configuration, what was put back, and the fix.
 
-    daemon: slurmctld or slurmd; host: the inventory host (node: its Slurm name, for slurmd). log_lines: the
+    daemon: slurmctld or slurmd, or reconfigure: scontrol reconfigure failed with slurm_allow_restart false
+    (node_state: its registered result; nothing was restarted). host: the inventory host (node: its Slurm name, for
+    slurmd). log_lines: the
     daemon's log and journal (its last error lines are quoted, else node_state's stdout or stderr, the
     registered scontrol show node, else where the log is). previous_files: the paths of the files put back.
     answered: whether slurmctld answers again on them.
     """
     if daemon not in _REJECTED_FIX:
-        raise SlurmModelError("rejected_reason: daemon must be slurmctld or slurmd, not %s" % _shown(daemon))
+        raise SlurmModelError("rejected_reason: daemon must be slurmctld, slurmd or reconfigure, not %s" % _shown(daemon))
     state = node_state if isinstance(node_state, dict) else {}
+    if daemon == "reconfigure":
+        return _reconfigure_refused(host, state, previous_files)
     why = (" / ".join(log_errors(log_lines)) or str(state.get("stdout") or "").strip()
            or str(state.get("stderr") or "").strip() or "see %s/%s.log" % (log_dir, daemon))
     where = host if daemon == "slurmctld" else "%s (%s)" % (host, node)
@@ -1521,6 +1584,20 @@ def rejected_reason(daemon, host, log_lines, previous_files, log_dir, answered=F
         back = "The previous version of %s was put back and slurmd restarted on it. " % names if names else ""
     return "%s on %s did not come back on the new configuration: %s. %s%s" % (
         daemon, where, why, back, _REJECTED_FIX[daemon])
+
+
+def _reconfigure_refused(host, result, previous_files):
+    """Why the new configuration is not in use when scontrol reconfigure failed and no restart is allowed."""
+    output = str(result.get("stderr") or "").strip() or str(result.get("stdout") or "").strip() or "no output"
+    output = " ".join(output.split())
+    if len(output) > 400:
+        output = output[:397] + "..."
+    names = ", ".join(str(path).rsplit("/", 1)[-1] for path in previous_files or [])
+    back = ("the previous %s was put back on every host that got the new one." % names if names
+            else "there was no previous configuration to put back.")
+    return ("scontrol reconfigure failed on %s (rc %s): %s. slurm_allow_restart is false, so slurmctld was not "
+            "restarted and keeps running on its previous configuration; %s %s"
+            % (host, result.get("rc", "?"), output, back, _REJECTED_FIX["reconfigure"]))
 
 
 # --------------------------------------------------------------------------

@@ -10,7 +10,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan import (
-    cuda_plan, cuda_settings_errors, driver_branch, driver_plan, driver_settings_errors)
+    cuda_plan, cuda_settings_errors, driver_branch, driver_failures, driver_plan, driver_settings_errors)
 
 DEBIAN = {
     "source": "distro", "branch": "535", "version": "", "pkg_manager": "apt", "kernel_modules": "proprietary",
@@ -221,3 +221,25 @@ def test_every_bad_cuda_setting_is_named():
 def test_cuda_settings_of_any_shape_give_messages(value):
     errors = cuda_settings_errors(value)
     assert errors and all("cuda" in error for error in errors), errors
+
+
+class _Undefined(object):
+    """Stands for Jinja's Undefined, as hostvars hands it for an unknown host."""
+
+
+_Undefined.__name__ = "AnsibleUndefined"
+
+
+@pytest.mark.parametrize("hostvars, hosts, expected", [
+    ({"gpu01": {"__nvidia_driver_failed": "gpuops: NVIDIA driver change failed at Install: no candidate"},
+      "gpu02": {"other": 1}}, ["gpu01", "gpu02", "gpu03"],
+     {"gpu01": "gpuops: NVIDIA driver change failed at Install: no candidate"}),
+    ({"gpu01": {"__nvidia_driver_failed": None}}, ["gpu01"], {}),
+    ({"gpu01": _Undefined()}, ["gpu01"], {}),
+    ({"gpu01": "not a mapping"}, ["gpu01"], {}),
+    ("garbage", ["gpu01"], {}),
+    ({"gpu01": {"__nvidia_driver_failed": "x"}}, "gpu01", {}),
+    ({"gpu01": {"__nvidia_driver_failed": "x"}}, [["unhashable"], "gpu01"], {"gpu01": "x"}),
+])
+def test_driver_failures_names_the_hosts_whose_driver_step_failed(hostvars, hosts, expected):
+    assert driver_failures(hostvars, hosts) == expected

@@ -264,6 +264,10 @@ PARSERS = [
      (), False),
     ("restart record", lambda text: _slurm_model.restart_plan(text, RESTART_RECORD, ["SlurmctldPort"], True, True),
      [json.dumps(dict(RESTART_RECORD, settings={"SlurmctldPort": 6818}))], (), True),
+    ("restart record, one node's view (issue 43)", lambda text: _slurm_model.restart_plan(
+        text, RESTART_RECORD, ["SlurmctldPort"], True, True, {"name": "gpu01", "compute": True}, "24.11"),
+     [json.dumps(dict(RESTART_RECORD, settings={"SlurmctldPort": 6818}))], (), True),
+    ("slurm_restart_batch", _slurm_model.restart_batch_errors, ["16", "0", "-1"], (), True),
     ("validate_slurm_checks", lambda text: _validate_checks.slurm_node_checks({"rc": 0, "stdout": text}, SLURM_NODES),
      _read("scontrol/*.txt") + _read("health/scontrol/*.txt"), (), True),
     ("validate node_checks: munge, chronyc, timedatectl", _node_checks_of,

@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -17,6 +19,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources
     node_source,
     parse_node_records,
     removal_errors,
+    running_files,
 )
 
 CONF = """# Nodes
@@ -79,3 +82,31 @@ def test_records_never_raise_on_garbage(conf, gres):
 def test_records_of_a_wrong_shape_are_its_error(conf, gres):
     with pytest.raises(NodeSourceError):
         parse_node_records(conf, gres)
+
+
+_CONF = "NodeName=gpu01 CPUs=8\n"
+_B64 = base64.b64encode(_CONF.encode()).decode()
+
+
+@pytest.mark.parametrize("slurped, probe, expected", [
+    pytest.param({"results": [{"item": "slurm.conf", "content": _B64}, {"item": "gres.conf", "failed": True}]}, {},
+                 {"slurm.conf": _CONF, "gres.conf": ""}, id="slurped-a-missing-gres-conf-is-empty"),
+    pytest.param({"skipped": True}, {"/etc/slurm/slurm.conf": _B64}, {"slurm.conf": _CONF, "gres.conf": ""},
+                 id="skipped-the-probe-gives-them"),
+    pytest.param({"results": [{"item": "slurm.conf", "unreachable": True}]}, {"/etc/slurm/slurm.conf": _B64},
+                 {"slurm.conf": "", "gres.conf": ""}, id="unreachable-nothing-known"),
+    pytest.param(None, None, {"slurm.conf": "", "gres.conf": ""}, id="nothing"),
+    pytest.param({"results": [{"item": "slurm.conf", "content": "not base64!"}]}, {},
+                 {"slurm.conf": "", "gres.conf": ""}, id="garbage-content"),
+    pytest.param({"results": "garbage"}, {"/etc/slurm/slurm.conf": 7}, {"slurm.conf": "", "gres.conf": ""},
+                 id="garbage-shapes"),
+])
+def test_running_files_come_from_the_slurp_or_the_probe(slurped, probe, expected):
+    assert running_files(slurped, probe, "/etc/slurm/", ["slurm.conf", "gres.conf"]) == expected
+
+
+@given(st.one_of(st.none(), st.text(), st.dictionaries(st.text(max_size=8), st.one_of(st.text(), st.integers(), st.none()))),
+       st.one_of(st.none(), st.text(), st.dictionaries(st.text(max_size=30), st.one_of(st.text(), st.binary()))))
+def test_running_files_never_raise(slurped, probe):
+    result = running_files(slurped, probe, "/etc/slurm", ["slurm.conf"])
+    assert set(result) == {"slurm.conf"} and isinstance(result["slurm.conf"], str)

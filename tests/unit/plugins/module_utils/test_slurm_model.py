@@ -49,6 +49,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
     parse_node_gres,
     rejected_reason,
     restart_changes,
+    restart_batch_errors,
     restart_plan,
     restart_fingerprint,
 )
@@ -1953,6 +1954,61 @@ def test_restart_plan(recorded, active, stale, expected):
     assert restart_plan(recorded, NEW, KEYS, active, stale) == expected
 
 
+# One node's memory lowered (gpu02), as a record and a new fingerprint of a 4-node cluster.
+_MEM_NEW = dict(NEW, nodes=["gpu01:" + NODE, "gpu02:%s:950000:128" % V100, "gpu[03-04]:" + NODE])
+_CTL = {"name": "ctl", "controller": True, "compute": False}
+
+
+def _node(name):
+    return {"name": name, "controller": False, "compute": True}
+
+
+@pytest.mark.parametrize("host, series, expected", [
+    pytest.param(_node("gpu02"), "24.11", ["node definition of gpu02 (gres:memory:cpus) %s:978944:128 -> %s:950000:128"
+                                           % (V100, V100)], id="the-changed-node-restarts-its-slurmd"),
+    pytest.param(_node("gpu01"), "24.11", [], id="another-node-is-reconfigured"),
+    pytest.param(_CTL, "26.05", [], id="slurmctld-is-reconfigured-since-23.11"),
+    pytest.param(_CTL, "23.02", "all", id="slurmctld-restarts-before-23.11"),
+    pytest.param(_node("gpu01"), "22.05", "all", id="every-slurmd-restarts-before-23.11"),
+    pytest.param(_node("gpu01"), None, "all", id="an-unknown-release-counts-as-before"),
+    pytest.param(_node("gpu01"), "not a release", "all", id="garbage-release-counts-as-before"),
+    pytest.param(None, "24.11", "all", id="no-host-is-the-whole-cluster"),
+])
+def test_a_node_definition_restarts_only_that_node_since_23_11(host, series, expected):
+    everything = restart_plan(json.dumps(NEW), _MEM_NEW, KEYS, True, True)
+    assert everything and "gpu02" in everything[0]
+    plan = restart_plan(json.dumps(NEW), _MEM_NEW, KEYS, True, True, host, series)
+    assert plan == (everything if expected == "all" else expected)
+
+
+@pytest.mark.parametrize("host", [_node("gpu01"), _node("gpu02"), _CTL])
+def test_a_restart_key_or_configless_restarts_every_host_on_every_release(host):
+    old = dict(NEW, configless=not NEW["configless"])
+    for series in ("22.05", "24.11", "26.05"):
+        assert restart_plan(json.dumps(old), NEW, KEYS, True, True, host, series) == [
+            "configless mode %s -> %s" % (old["configless"], NEW["configless"])]
+    key = sorted(NEW["settings"])[0]
+    old = dict(NEW, settings=dict(NEW["settings"], **{key: "something/else"}))
+    assert restart_plan(json.dumps(old), _MEM_NEW, KEYS, True, True, host, "26.05")[0].startswith(key + " something/else")
+
+
+def test_a_node_added_on_23_11_restarts_nothing_running():
+    grown = dict(NEW, nodes=NEW["nodes"] + ["gpu05:" + NODE])
+    assert restart_plan(json.dumps(NEW), grown, KEYS, True, True, _CTL, "24.11") == []
+    assert restart_plan(json.dumps(NEW), grown, KEYS, True, True, _node("gpu01"), "24.11") == []
+    assert "added gpu05" in restart_plan(json.dumps(NEW), grown, KEYS, True, True, _CTL, "23.02")[0]
+
+
+@pytest.mark.parametrize("value, ok", [
+    (16, True), (1, True), ("8", True), (10000, True), (None, True),
+    (0, False), (-1, False), (10001, False), (True, False), (2.5, False), ("all", False), ([4], False), ("99999", False),
+])
+def test_slurm_restart_batch_is_a_count(value, ok):
+    assert (restart_batch_errors(value) == []) is ok
+    model = build_model(_inventory(1), _settings(restart_batch=value))
+    assert any(text.startswith("slurm_restart_batch is") for text in model["errors"]) is not ok
+
+
 @pytest.mark.parametrize("bundle, probe", [
     (None, None),
     ("garbage", ["not", "a", "probe"]),
@@ -2084,6 +2140,20 @@ def test_topology_conf_is_written_with_slurm_conf_and_rolls_back_with_it():
 
 # --- the message when a daemon rejects a configuration ------------------------------
 
+@pytest.mark.parametrize("result, files, expected", [
+    ({"rc": 1, "stderr": "slurm_reconfigure error: Invalid\n  argument", "stdout": ""}, ["/etc/slurm/slurm.conf"],
+     "scontrol reconfigure failed on ctl (rc 1): slurm_reconfigure error: Invalid argument. slurm_allow_restart is "
+     "false, so slurmctld was not restarted and keeps running on its previous configuration; the previous slurm.conf "
+     "was put back on every host that got the new one. Fix the setting and run again, or run with -e "
+     "slurm_allow_restart=true to let slurmctld restart on it."),
+    ({"rc": 1}, [], "there was no previous configuration to put back."),
+    ({"stdout": "x" * 1000}, [], "(rc ?): " + "x" * 397 + "..."),
+    ("garbage", None, "(rc ?): no output."),
+])
+def test_rejected_reason_for_a_reconfigure_that_failed_without_restarts(result, files, expected):
+    assert expected in rejected_reason("reconfigure", "ctl", [], files, "/var/log/slurm", node_state=result)
+
+
 def test_rejected_reason_slurmctld_quotes_the_log_and_says_what_was_put_back():
     log = ["[2026-11-24T00:57:41.204] error: Bad SelectTypeParameter: CR_Bogus",
            "[2026-11-24T00:57:41.205] fatal: Unable to process configuration file"]
@@ -2113,7 +2183,7 @@ def test_rejected_reason_slurmd_falls_back_to_what_scontrol_said():
         "slurmd on gpu01 (gpu01) did not come back on the new configuration: see /var/log/slurm/slurmd.log. The "
         "previous version of gres.conf was put back and slurmd restarted on it. Fix the node's definition "
         "(slurm_node_gres, slurm_node_real_memory, its GPUs) or the setting and run again.")
-    with pytest.raises(SlurmModelError, match="slurmctld or slurmd"):
+    with pytest.raises(SlurmModelError, match="slurmctld, slurmd or reconfigure"):
         rejected_reason("slurmdbd", "x", [], [], "/var/log/slurm")
 
 
