@@ -30,7 +30,7 @@ from ansible.module_utils.six.moves.collections_abc import Mapping
 
 FILTERS = FilterModule().filters()
 NAMES = ["slurm_bundle_handlers", "slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
-         "slurm_rejected_reason", "slurm_restart_changes", "slurm_restart_plan"]
+         "slurm_rejected_reason", "slurm_restart_changes", "slurm_restart_plan", "slurm_running_files"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
 
@@ -457,3 +457,17 @@ def test_the_model_filter_passes_each_gpus_nvlink_fabric_to_the_topology():
     assert inventory["hosts"]["gpu01"]["gpu_fabric"] == [fabric, fabric]
     assert inventory["hosts"]["gpu01"]["vars"]["slurm_topology_block"] == "r1"
     assert "gpu_fabric" not in slurm_model_filters._inventory(hostvars, ["ctl"], ["gpu01"], [], with_facts=False)["hosts"]["gpu01"]
+
+
+def test_slurm_running_files_decodes_the_slurped_files():
+    slurped = {"results": [{"item": "slurm.conf", "content": base64.b64encode(b"ClusterName=lab\n").decode()},
+                           {"item": "gres.conf", "failed": True}]}
+    assert FILTERS["slurm_running_files"](slurped, {}, "/etc/slurm", ["slurm.conf", "gres.conf"]) == {
+        "slurm.conf": "ClusterName=lab\n", "gres.conf": ""}
+
+
+def test_slurm_restart_plan_for_one_host_and_release():
+    record = base64.b64encode(json.dumps(dict(NEW, configless=True)).encode()).decode()
+    host = LazyMapping({"name": "gpu01", "compute": True, "controller": False})
+    assert FILTERS["slurm_restart_plan"](record, LazyMapping(NEW), KEYS, True, True, host=host, series="24.11") == [
+        "configless mode True -> False"]
