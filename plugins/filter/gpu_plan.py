@@ -18,6 +18,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan impor
     driver_plan,
     driver_settings_errors,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import gpu_failed_reason
 
 
 def _call(name, function, *args):
@@ -66,6 +67,11 @@ def nvidia_driver_failures(hostvars, hosts):
     return driver_failures(hostvars, list(hosts or []))
 
 
+def gpu_failed_drain_reason(said):
+    """The drain reason of a GPU node whose nvidia-smi failed (the Slurm plays' own): the prefix, then what it said."""
+    return gpu_failed_reason(said if said not in (None, "") else None)
+
+
 class FilterModule(object):
     """GPU stack plan filters."""
 
@@ -74,6 +80,7 @@ class FilterModule(object):
             "nvidia_driver_branch": nvidia_driver_branch,
             "nvidia_driver_plan": nvidia_driver_plan,
             "nvidia_driver_failures": nvidia_driver_failures,
+            "gpu_failed_drain_reason": gpu_failed_drain_reason,
             "cuda_plan": cuda_plan_filter,
             "nvidia_driver_settings_errors": nvidia_driver_settings_errors,
             "cuda_settings_errors": cuda_settings_errors_filter,

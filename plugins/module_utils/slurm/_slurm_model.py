@@ -1145,6 +1145,12 @@ def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, re
 GPU_FAILED_REASON = "gpuops: nvidia-smi failed"
 
 
+def gpu_failed_reason(said):
+    """The drain reason of a GPU node whose nvidia-smi failed: GPU_FAILED_REASON, then what it said (cut at 120)."""
+    said = _clip(str(said), 120) if said is not None else ""
+    return "%s: %s" % (GPU_FAILED_REASON, said) if said else GPU_FAILED_REASON
+
+
 def _smi_failed(gpus):
     """Whether gpu_facts says nvidia-smi failed on a node whose PCI bus or /dev shows NVIDIA GPUs."""
     gpus = gpus if isinstance(gpus, dict) else {}
@@ -1176,7 +1182,7 @@ def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records
             kept = _record_node(node["host"], node["name"], records[node["name"]], data, settings, errors)
             kept["source"] = "running"
             nodes[position] = kept
-            failed.append({"host": node["host"], "name": node["name"], "reason": "%s: %s" % (GPU_FAILED_REASON, said)})
+            failed.append({"host": node["host"], "name": node["name"], "reason": gpu_failed_reason(said)})
             warnings.append("%s: nvidia-smi failed (%s) but the node has NVIDIA GPUs: it is drained with that reason and "
                             "left out of this run, and slurm.conf keeps its GPUs as the running one has them. Reboot "
                             "the node or reload the NVIDIA driver, then run again: the run that finds nvidia-smi "
