@@ -244,11 +244,3 @@ _Undefined.__name__ = "AnsibleUndefined"
 def test_driver_failures_names_the_hosts_whose_driver_step_failed(hostvars, hosts, expected):
     assert driver_failures(hostvars, hosts) == expected
 
-
-def test_the_nvidia_smi_drain_reason_is_the_slurm_plays_own():
-    from ansible_collections.gpuops.cluster.plugins.filter.gpu_plan import gpu_failed_drain_reason
-    from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import GPU_FAILED_REASON
-    assert gpu_failed_drain_reason("") == GPU_FAILED_REASON == "gpuops: nvidia-smi failed"
-    assert gpu_failed_drain_reason("Failed to initialize NVML:\n Driver/library version mismatch") == (
-        "gpuops: nvidia-smi failed: Failed to initialize NVML: Driver/library version mismatch")
-    assert len(gpu_failed_drain_reason("x" * 500)) == len(GPU_FAILED_REASON) + 2 + 123
