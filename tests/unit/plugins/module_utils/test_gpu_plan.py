@@ -243,4 +243,3 @@ _Undefined.__name__ = "AnsibleUndefined"
 ])
 def test_driver_failures_names_the_hosts_whose_driver_step_failed(hostvars, hosts, expected):
     assert driver_failures(hostvars, hosts) == expected
-
