@@ -37,12 +37,39 @@ options:
     ini:
       - section: callback_gpuops_preload
         key: plugins
+  module_cache:
+    description:
+      - An absolute directory where the modules Ansible packs for the hosts (AnsiballZ payloads)
+        are kept from one run to the next. Without it each run packs every module it uses again
+        (about 10 s of controller CPU in a no-change run of site.yml, docs/performance.md).
+      - The payloads go in a subdirectory named by a digest of ansible-core's and Python's versions
+        and of every module and module_utils file Ansible can load (path, size and modification
+        time; an installed collection by its MANIFEST.json and FILES.json, the others, and the
+        playbook's and its roles' C(library) and C(module_utils), file by file). Any change there
+        starts a new subdirectory; the 8 most recent are kept.
+      - The directory is the callback's own, marked by a C(.gpuops-module-cache) file it writes. An
+        existing directory without that mark that is not empty, or a relative path, is refused
+        with a warning and the run goes on without the cache.
+      - Empty (the default) keeps Ansible's own behaviour, a cache for the run alone.
+    type: str
+    default: ''
+    env:
+      - name: GPUOPS_PRELOAD_MODULE_CACHE
+    ini:
+      - section: callback_gpuops_preload
+        key: module_cache
 """
 
+import hashlib
 import importlib
 import os
+import re
+import shutil
+import sys
 import time
 
+from ansible import constants as C
+from ansible.module_utils.ansible_release import __version__ as ANSIBLE_CORE_VERSION
 from ansible.plugins.callback import CallbackBase
 from ansible.plugins.loader import (
     action_loader,
@@ -93,6 +120,120 @@ def parse_extra(entries):
     return wanted, bad
 
 
+MODULE_DIRS = (os.path.join("plugins", "modules"), os.path.join("plugins", "module_utils"))
+KEEP_CACHES = 8
+CACHE_MARK = ".gpuops-module-cache"
+CACHE_NAME = re.compile(r"^[0-9a-f]{20}$")
+
+
+def _walk_files(folder):
+    """(path, size, mtime_ns) of every file under folder, sorted; nothing for a missing folder."""
+    found = []
+    for top, dirs, files in os.walk(folder):
+        dirs.sort()
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            try:
+                stat = os.stat(path)
+            except OSError:
+                continue
+            found.append((path, stat.st_size, stat.st_mtime_ns))
+    return found
+
+
+def module_sources(collection_roots, module_dirs):
+    """What the packed modules are made of, as (path, size, mtime_ns) entries.
+
+    collection_roots: directories holding ansible_collections/ (or being it); an installed
+    collection (MANIFEST.json and FILES.json) counts by those two files, a checkout by every
+    file of its modules and module_utils. module_dirs: more folders counted file by file
+    (ansible-core's own modules, library and module_utils paths).
+    """
+    entries = []
+    for root in collection_roots:
+        base = root if os.path.basename(root.rstrip(os.sep)) == "ansible_collections" \
+            else os.path.join(root, "ansible_collections")
+        if not os.path.isdir(base):
+            continue
+        for namespace in sorted(os.listdir(base)):
+            ns_dir = os.path.join(base, namespace)
+            if not os.path.isdir(ns_dir):
+                continue
+            for name in sorted(os.listdir(ns_dir)):
+                coll = os.path.join(ns_dir, name)
+                if not os.path.isdir(coll):
+                    continue
+                marks = [os.path.join(coll, "MANIFEST.json"), os.path.join(coll, "FILES.json")]
+                if all(os.path.isfile(mark) for mark in marks):
+                    for mark in marks:
+                        stat = os.stat(mark)
+                        entries.append((mark, stat.st_size, stat.st_mtime_ns))
+                else:
+                    for sub in MODULE_DIRS:
+                        entries.extend(_walk_files(os.path.join(coll, sub)))
+    for folder in module_dirs:
+        entries.extend(_walk_files(folder))
+    return entries
+
+
+def module_cache_key(versions, entries):
+    """The digest that names a module cache: the versions, then every entry, in order."""
+    digest = hashlib.sha256()
+    for part in list(versions) + ["%s\0%d\0%d" % entry for entry in entries]:
+        digest.update(part.encode("utf-8", "surrogateescape"))
+        digest.update(b"\n")
+    return digest.hexdigest()[:20]
+
+
+def claim_cache_dir(base):
+    """Make base the callback's cache directory; the reason it cannot be, or None.
+
+    Only an absolute path is taken, and only a directory that is missing, empty or already
+    marked as the callback's (CACHE_MARK), so that pruning never touches anything else.
+    """
+    if not base or not os.path.isabs(base):
+        return "module_cache must be an absolute path, not %r" % base
+    mark = os.path.join(base, CACHE_MARK)
+    if os.path.isdir(base) and not os.path.isfile(mark) and os.listdir(base):
+        return "%s is not empty and has no %s file: it is not a module cache this callback made" % (base, CACHE_MARK)
+    os.makedirs(base, exist_ok=True)
+    if not os.path.isfile(mark):
+        with open(mark, "w") as handle:
+            handle.write("AnsiballZ payloads kept by the gpuops.cluster.preload callback\n")
+    return None
+
+
+def prune_caches(base, keep, current):
+    """Remove all but the keep most recently used caches in base (never current), and only
+    subdirectories named like a cache key, in a directory carrying the callback's mark."""
+    if not os.path.isfile(os.path.join(base, CACHE_MARK)):
+        return []
+    try:
+        names = [name for name in os.listdir(base)
+                 if CACHE_NAME.match(name) and os.path.isdir(os.path.join(base, name))
+                 and not os.path.islink(os.path.join(base, name))]
+    except OSError:
+        return []
+    names.sort(key=lambda name: os.stat(os.path.join(base, name)).st_mtime, reverse=True)
+    removed = []
+    for name in names[keep:]:
+        if name != current:
+            shutil.rmtree(os.path.join(base, name), ignore_errors=True)
+            removed.append(name)
+    return removed
+
+
+def _playbook_module_dirs(playbook_dir):
+    """The library and module_utils folders next to the playbook and in its roles."""
+    dirs = [os.path.join(playbook_dir, "library"), os.path.join(playbook_dir, "module_utils")]
+    roles = os.path.join(playbook_dir, "roles")
+    if os.path.isdir(roles):
+        for role in sorted(os.listdir(roles)):
+            dirs.append(os.path.join(roles, role, "library"))
+            dirs.append(os.path.join(roles, role, "module_utils"))
+    return dirs
+
+
 class CallbackModule(CallbackBase):
     CALLBACK_VERSION = 2.0
     CALLBACK_TYPE = "aggregate"
@@ -135,3 +276,41 @@ class CallbackModule(CallbackBase):
         self._display.vv("gpuops.cluster.preload: plugins imported in %.2f s" % (time.time() - started))
         if failed:
             self._display.v("gpuops.cluster.preload: left to the workers: %s" % "; ".join(failed))
+        self._module_cache(playbook)
+
+    def _module_cache(self, playbook):
+        """Point this run's AnsiballZ cache at the persistent one for the current module sources."""
+        base = os.path.expanduser((self.get_option("module_cache") or "").strip())
+        if not base:
+            return
+        started = time.time()
+        try:
+            refused = claim_cache_dir(base)
+            if refused:
+                self._display.warning("gpuops.cluster.preload: no module cache: %s" % refused)
+                return
+            from ansible.utils.collection_loader._collection_finder import AnsibleCollectionConfig
+
+            ansible_dir = os.path.dirname(os.path.abspath(C.__file__))
+            module_dirs = [os.path.join(ansible_dir, "modules"), os.path.join(ansible_dir, "module_utils")]
+            module_dirs += list(C.DEFAULT_MODULE_PATH or []) + list(C.DEFAULT_MODULE_UTILS_PATH or [])
+            try:
+                module_dirs += _playbook_module_dirs(os.path.dirname(os.path.abspath(playbook._file_name)))
+            except (AttributeError, TypeError):
+                pass
+            entries = module_sources(list(AnsibleCollectionConfig.collection_paths or []), module_dirs)
+            key = module_cache_key([ANSIBLE_CORE_VERSION, sys.version], entries)
+            target = os.path.join(base, key)
+            os.makedirs(target, exist_ok=True)
+            os.utime(target)
+            link = os.path.join(C.DEFAULT_LOCAL_TMP, "ansiballz_cache")
+            if os.path.lexists(link):
+                self._display.v("gpuops.cluster.preload: %s exists already, the module cache is not used" % link)
+                return
+            os.symlink(target, link)
+            prune_caches(base, KEEP_CACHES, key)
+        except Exception as exc:  # pylint: disable=broad-except
+            self._display.warning("gpuops.cluster.preload: module cache %s not used: %s" % (base, exc))
+            return
+        self._display.vv("gpuops.cluster.preload: module cache %s (%d sources, %.2f s)"
+                         % (target, len(entries), time.time() - started))
