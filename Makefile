@@ -6,6 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 export PATH := $(CURDIR)/$(BIN):$(PATH)
 export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
+# The modules Ansible packs for the hosts (AnsiballZ), kept from one run to the
+# next under a digest of every module source (gpuops.cluster.preload's
+# module_cache; docs/performance.md): every make target's playbook runs share it.
+export GPUOPS_PRELOAD_MODULE_CACHE ?= $(CURDIR)/.build/ansiballz-cache
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack health safety maintenance topology day2 ha
 
 .PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean

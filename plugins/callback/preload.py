@@ -46,7 +46,7 @@ options:
         and of every module and module_utils file Ansible can load (path, size and modification
         time; an installed collection by its MANIFEST.json and FILES.json, the others, and the
         playbook's and its roles' C(library) and C(module_utils), file by file). Any change there
-        starts a new subdirectory; the 8 most recent are kept.
+        starts a new subdirectory; the 8 most recent are kept, and any used in the last 6 hours.
       - The directory is the callback's own, marked by a C(.gpuops-module-cache) file it writes. An
         existing directory without that mark that is not empty, or a relative path, is refused
         with a warning and the run goes on without the cache.
@@ -122,6 +122,7 @@ def parse_extra(entries):
 
 MODULE_DIRS = (os.path.join("plugins", "modules"), os.path.join("plugins", "module_utils"))
 KEEP_CACHES = 8
+KEEP_USED_S = 6 * 3600
 CACHE_MARK = ".gpuops-module-cache"
 CACHE_NAME = re.compile(r"^[0-9a-f]{20}$")
 
@@ -203,9 +204,10 @@ def claim_cache_dir(base):
     return None
 
 
-def prune_caches(base, keep, current):
-    """Remove all but the keep most recently used caches in base (never current), and only
-    subdirectories named like a cache key, in a directory carrying the callback's mark."""
+def prune_caches(base, keep, current, now=None, min_age=KEEP_USED_S):
+    """Remove all but the keep most recently used caches in base: never current, never one used
+    in the last min_age seconds (a run may still read it), and only subdirectories named like a
+    cache key, in a directory carrying the callback's mark."""
     if not os.path.isfile(os.path.join(base, CACHE_MARK)):
         return []
     try:
@@ -216,8 +218,9 @@ def prune_caches(base, keep, current):
         return []
     names.sort(key=lambda name: os.stat(os.path.join(base, name)).st_mtime, reverse=True)
     removed = []
+    now = time.time() if now is None else now
     for name in names[keep:]:
-        if name != current:
+        if name != current and now - os.stat(os.path.join(base, name)).st_mtime >= min_age:
             shutil.rmtree(os.path.join(base, name), ignore_errors=True)
             removed.append(name)
     return removed

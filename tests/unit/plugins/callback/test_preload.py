@@ -95,14 +95,18 @@ def test_pruning_keeps_the_newest_and_touches_nothing_else(tmp_path):
         _touch(str(cache / key / "m.zip"))
         os.utime(str(cache / key), (1000 + age, 1000 + age))
     _touch(str(cache / "notes" / "keep.txt"))
-    removed = prune_caches(str(cache), 2, keys[0])
-    assert sorted(removed) == sorted(keys[1:3])
-    assert sorted(os.listdir(str(cache))) == sorted([CACHE_MARK, "notes", keys[0], keys[3], keys[4]])
+    os.utime(str(cache / keys[1]), (1000 + 10 * 3600, 1000 + 10 * 3600))
+    # none goes while it was used in the last 6 hours (a run may still read it)
+    assert prune_caches(str(cache), 2, keys[0], now=1000 + 3 * 3600) == []
+    # then the 2 most recent stay (keys[1], keys[4]), and the current one
+    removed = prune_caches(str(cache), 2, keys[0], now=1000 + 20 * 3600)
+    assert sorted(removed) == [keys[2], keys[3]]
+    assert sorted(os.listdir(str(cache))) == sorted([CACHE_MARK, "notes", keys[0], keys[1], keys[4]])
     # without the mark nothing is removed at all
     other = tmp_path / "other"
     for key in keys:
         _touch(str(other / key / "m.zip"))
-    assert prune_caches(str(other), 1, keys[0]) == []
+    assert prune_caches(str(other), 1, keys[0], now=10 ** 10) == []
     assert len(os.listdir(str(other))) == 5
 
 
