@@ -20,7 +20,9 @@ short_description: One more try of a read-only exec the Docker API answered with
 description:
   - Wraps community.docker.docker_api's exec_command in the main process, before the workers
     fork. A command that only reads and always prints (C(id -u && id -g), C(echo ~...)) and
-    was answered with rc 0, no output and no error is run once more, with a warning.
+    was answered with rc 0, no output and no error is run once more, with a warning; so is
+    Ansible's creation of a task's remote temporary directory, with C(mkdir -p) for the
+    directory (unique per task), which succeeds whether or not the first try made it.
 requirements:
   - enable in callbacks_enabled (.config/molecule/config.yml does)
 """
@@ -44,6 +46,23 @@ def reads_and_prints(cmd):
     return "echo ~" in text and "mkdir" not in text
 
 
+def ask_again(cmd):
+    """The command to run after an empty answer to cmd, or None to keep the answer.
+
+    A read-only command is asked again as it is. Ansible's creation of a task's remote
+    temporary directory (``umask 77 && mkdir -p BASE && mkdir TMP && echo NAME=TMP``, TMP
+    unique per task) may or may not have run: it is asked again with ``mkdir -p TMP``, which
+    succeeds either way and prints the name. Anything else runs once.
+    """
+    if reads_and_prints(cmd):
+        return cmd
+    text = cmd.decode("utf-8", "replace") if isinstance(cmd, bytes) else str(cmd)
+    if "umask 77 && mkdir -p" in text and "ansible-tmp-" in text and text.count('&& mkdir "') == 1:
+        again = text.replace('&& mkdir "', '&& mkdir -p "', 1)
+        return again.encode("utf-8") if isinstance(cmd, bytes) else again
+    return None
+
+
 def wrap(connection_class):
     """Wrap connection_class.exec_command once; return whether it was wrapped now."""
     if getattr(connection_class.exec_command, "gpuops_exec_retry", False):
@@ -52,10 +71,11 @@ def wrap(connection_class):
 
     def exec_command(self, cmd, *args, **kwargs):
         rc, out, err = original(self, cmd, *args, **kwargs)
-        if rc == 0 and not out and not err and reads_and_prints(cmd):
+        again = ask_again(cmd) if rc == 0 and not out and not err else None
+        if again is not None:
             display.warning("gpuops_exec_retry: the Docker API answered %r with nothing (community.docker #644); "
                             "asking once more" % (cmd,))
-            rc, out, err = original(self, cmd, *args, **kwargs)
+            rc, out, err = original(self, again, *args, **kwargs)
         return rc, out, err
 
     exec_command.gpuops_exec_retry = True

@@ -57,3 +57,25 @@ def test_wrapped_once():
     cls = _connection([])[0]
     assert retry.wrap(cls)
     assert not retry.wrap(cls)
+
+
+def test_the_temporary_directory_is_made_again_with_mkdir_p():
+    tmp = "/root/.ansible/tmp/ansible-tmp-1795946050.1169374-21624-277335114586594"
+    cmd = ('( umask 77 && mkdir -p "` echo /root/.ansible/tmp `"&& mkdir "` echo %s `" && echo '
+           'ansible-tmp-1795946050.1169374-21624-277335114586594="` echo %s `" )' % (tmp, tmp))
+    answer = (0, ("ansible-tmp-1795946050.1169374-21624-277335114586594=%s\n" % tmp).encode(), b"")
+    cls, calls = _connection([(0, b"", b""), answer])
+    retry.wrap(cls)
+    assert cls().exec_command(cmd) == answer
+    assert calls[0] == cmd
+    assert calls[1] == cmd.replace('&& mkdir "', '&& mkdir -p "')
+    assert calls[1].count('mkdir -p "') == 2 and 'mkdir "' not in calls[1]
+    # bytes stay bytes; an answer with output is kept
+    cls, calls = _connection([(0, b"", b""), answer])
+    retry.wrap(cls)
+    assert cls().exec_command(cmd.encode()) == answer
+    assert calls[1] == cmd.replace('&& mkdir "', '&& mkdir -p "').encode()
+    cls, calls = _connection([answer])
+    retry.wrap(cls)
+    assert cls().exec_command(cmd) == answer
+    assert len(calls) == 1
