@@ -11,7 +11,7 @@ Molecule's own docker playbooks start each container as an async job and poll it
 then do the same to remove it: 8 to 28 s per scenario on a 2-core machine, where the containers
 take about a second each. Here every container of a scenario is started (or removed) at once, with
 the flags the platforms give (the same recipe as tools/lab.sh): capabilities, security options,
-tmpfs, cgroup namespace, volumes, networks. A container that already runs with the same image is
+tmpfs, cgroup namespace, volumes, networks with their fixed addresses and aliases. A container that already runs with the same image is
 left as it is (Molecule's `recreate: false`); one that is stopped or has another image is started
 again. Networks are made with their subnet and gateway and Molecule's owner label, and removed on
 destroy when they carry that label and no container uses them any more.
@@ -57,13 +57,24 @@ def run_args(platform):
         args += ["--cgroupns", platform["cgroupns_mode"]]
     for volume in platform.get("volumes") or []:
         args += ["-v", volume]
-    nets = [net["name"] for net in platform.get("networks") or []]
+    nets = list(platform.get("networks") or [])
     if nets:
-        args += ["--network", nets[0]]
+        args += ["--network", nets[0]["name"]] + _address_args(nets[0], "--ip", "--network-alias")
     command = platform.get("command") or ""
     args.append(platform["image"])
     args += command.split() if isinstance(command, str) else list(command)
     return args, nets[1:]
+
+
+def _address_args(net, ip_flag, alias_flag):
+    """A network entry's fixed address and aliases as docker flags (the ha scenario's controllers have fixed
+    addresses that slurm.conf names)."""
+    args = []
+    if net.get("ipv4_address"):
+        args += [ip_flag, net["ipv4_address"]]
+    for alias in net.get("aliases") or []:
+        args += [alias_flag, alias]
+    return args
 
 
 def state(name):
@@ -109,9 +120,10 @@ def create(platforms):
             errors.append("docker run %s: %s" % (name, err.strip()))
             continue
         for net in more_nets:
-            rc, unused, err = docker("network", "connect", net, name, check=False)
+            rc, unused, err = docker(*(["network", "connect"] + _address_args(net, "--ip", "--alias")
+                                       + [net["name"], name]), check=False)
             if rc != 0:
-                errors.append("docker network connect %s %s: %s" % (net, name, err))
+                errors.append("docker network connect %s %s: %s" % (net["name"], name, err))
         print("%s: started" % name)
     return errors
 

@@ -7,6 +7,8 @@
     python3 tools/test-summary.py --caches .build/test-report   # the run's kind only
 
 Reads, in that folder:
+  machine.tsv      cores, CPU model and tools/machine-speed.py's seconds,
+                   taken before the run loaded the machine
   caches.tsv       which caches were cold when the run started: scope
                    (machine or checkout), cache, warm|cold, what was found
                    (tools/test-caches.sh)
@@ -124,13 +126,34 @@ def caches_lines(path):
     return out
 
 
+# tools/machine-speed.py's seconds on the machine the bars of issue 42 were
+# measured on (2 cores, idle, 2026-11-29); a larger figure is a slower machine.
+SPEED_REFERENCE_S = 0.87
+
+
+def machine_lines(path):
+    """The machine's cores, CPU and speed probe, against the reference."""
+    if not path.is_file():
+        return []
+    fields = path.read_text().strip().split("\t")
+    if len(fields) != 3:
+        return []
+    cores, cpu, secs = fields
+    try:
+        ratio = float(secs) / SPEED_REFERENCE_S
+    except ValueError:
+        return []
+    return [f"Machine at the start: {cores} cores, {cpu}; speed probe {float(secs):.2f} s "
+            f"({ratio:.2f} x the reference {SPEED_REFERENCE_S:.2f} s: above 1 is slower, and every part with it)"]
+
+
 def main(argv):
     if len(argv) > 1 and argv[1] == "--caches":
         folder = pathlib.Path(argv[2] if len(argv) > 2 else ".build/test-report")
-        print("\n".join(caches_lines(folder / "caches.tsv")))
+        print("\n".join(machine_lines(folder / "machine.tsv") + caches_lines(folder / "caches.tsv")))
         return 0
     folder = pathlib.Path(argv[1] if len(argv) > 1 else ".build/test-report")
-    out = caches_lines(folder / "caches.tsv")
+    out = machine_lines(folder / "machine.tsv") + caches_lines(folder / "caches.tsv")
     if out:
         out.append("")
     parts = parts_table(folder / "parts.tsv")

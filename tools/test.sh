@@ -127,6 +127,9 @@ has() { [[ " $PARTS " == *" $1 "* ]]; }
 # Which caches are cold, before anything fills them: the run's kind, printed
 # now and in the table at the end.
 tools/test-caches.sh >"$REPORT/caches.tsv" || true
+# How fast this machine is, before the run loads it (tools/machine-speed.py):
+# the same commit's times differ by the machine's speed, not only by caches.
+python3 tools/machine-speed.py >"$REPORT/machine.tsv" 2>/dev/null || true
 python3 tools/test-summary.py --caches "$REPORT" || true
 
 # What every part needs, once: the venv; with containers, the Docker daemon

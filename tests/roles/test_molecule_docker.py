@@ -26,7 +26,7 @@ PLATFORM = {
     "volumes": ["gpuops-site-shared:/shared:rw"],
     "docker_networks": [{"name": "gpuops-lane-0", "ipam_config": [{"subnet": "172.31.241.0/24",
                                                                    "gateway": "172.31.241.1"}]}],
-    "networks": [{"name": "gpuops-lane-0"}, {"name": "extra"}],
+    "networks": [{"name": "gpuops-lane-0", "ipv4_address": "172.31.241.11", "aliases": ["ctl"]}, {"name": "extra"}],
     "groups": ["slurm_compute"],
 }
 
@@ -38,10 +38,10 @@ def test_run_args_carry_every_platform_setting():
     for flag in ("--label owner=molecule", "--cap-add SYS_ADMIN", "--cap-add SYS_NICE",
                  "--security-opt seccomp=unconfined", "--security-opt apparmor=unconfined",
                  "--tmpfs /run", "--tmpfs /run/lock", "--tmpfs /sys/fs/cgroup", "--cgroupns private",
-                 "-v gpuops-site-shared:/shared:rw", "--network gpuops-lane-0"):
+                 "-v gpuops-site-shared:/shared:rw", "--network gpuops-lane-0 --ip 172.31.241.11 --network-alias ctl"):
         assert flag in joined, flag
     assert args[-2:] == ["gpuops-lab:bookworm", "/sbin/init"]
-    assert more == ["extra"]
+    assert more == [{"name": "extra"}]
 
 
 def test_a_bare_platform_gets_its_name_as_hostname_and_no_command():

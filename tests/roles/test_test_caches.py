@@ -59,3 +59,21 @@ def test_some_cold_names_them(tmp_path):
 
 def test_no_file_no_lines(tmp_path):
     assert not summary.caches_lines(tmp_path / "caches.tsv")
+
+
+def test_the_machine_line_compares_the_probe_with_the_reference(tmp_path):
+    path = tmp_path / "machine.tsv"
+    path.write_text("2\tIntel(R) Xeon(R) Processor\t%.2f\n" % (summary.SPEED_REFERENCE_S * 2))
+    lines = summary.machine_lines(path)
+    assert len(lines) == 1
+    assert "2 cores, Intel(R) Xeon(R) Processor" in lines[0]
+    assert "2.00 x the reference" in lines[0]
+    path.write_text("garbage\n")
+    assert summary.machine_lines(path) == []
+    assert summary.machine_lines(tmp_path / "missing.tsv") == []
+
+
+def test_the_speed_probe_prints_cores_cpu_and_seconds():
+    out = subprocess.run(["python3", str(ROOT / "tools" / "machine-speed.py")], capture_output=True, text=True,
+                         check=True).stdout.strip().split("\t")
+    assert len(out) == 3 and int(out[0]) >= 1 and float(out[2]) > 0

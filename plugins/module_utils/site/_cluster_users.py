@@ -377,3 +377,102 @@ def conflicts(planned, views):
         messages.append("group %s (in the groups of %s) is missing on %s: add it to cluster_users_groups with a gid, "
                         "or create it there" % (name, ", ".join(owners), _hosts(hosts)))
     return messages
+
+
+# --- per host: what differs --------------------------------------------------------
+
+
+def _fields(database, what):
+    """{name: [fields as str]} of a getent result, the malformed entries left out."""
+    if database is None:
+        return {}
+    if not isinstance(database, dict):
+        raise ClusterUsersError("%s must be the getent result {name: [fields]}, not %s" % (what, type(database).__name__))
+    return dict((_key(name), ["" if f is None else str(f) for f in fields])
+                for name, fields in database.items() if isinstance(fields, (list, tuple)))
+
+
+def _mode(value):
+    """A file mode as an int, from '0700', '700', 0o700 or 448; None when it is none of them."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and re.match(r"\s*0?[0-7]{3,4}\s*\Z", value):
+        return int(value.strip(), 8)
+    return None
+
+
+def _key_lines(text):
+    return set(line.strip() for line in (text or "").splitlines() if line.strip() and not line.strip().startswith("#"))
+
+
+def host_todo(passwd, group, planned, files=None, contents=None, settings=None):
+    """What the modules must still do on one host: {groups, users, homes, keys}, each a list of plan entries.
+
+    passwd, group: the host's getent results ({name: [fields]}). files: host_probe's files (the homes,
+    their .ssh and authorized_keys), contents: host_probe's contents ({path: text}, decoded) of the
+    authorized_keys files. settings: home_mode, ssh_keys_exclusive. An entry is left out only when every
+    field its module sets is already what the plan says; when anything is unknown it is kept, so the
+    module (which makes every change) decides.
+    """
+    planned = _plan_shape(planned)
+    settings = settings or {}
+    users = _fields(passwd, "getent passwd")
+    groups = _fields(group, "getent group")
+    by_path = dict((f.get("path"), f) for f in (files or []) if isinstance(f, dict))
+    contents = contents or {}
+    home_mode = _mode(settings.get("home_mode", "0700"))
+    exclusive = bool(settings.get("ssh_keys_exclusive", False))
+    gid_of = dict((_key(entry["name"]), entry["gid"]) for entry in planned["groups"])
+    todo = {"groups": [], "users": [], "homes": [], "keys": []}
+
+    for entry in planned["groups"]:
+        fields = groups.get(_key(entry["name"]))
+        if not fields or len(fields) < 2 or fields[1] != str(entry["gid"]):
+            todo["groups"].append(entry)
+
+    for user in planned["users"]:
+        fields = users.get(_key(user["name"]))
+        gid = gid_of.get(_key(user["group"]))
+        if gid is None and len(groups.get(_key(user["group"]), [])) > 1:
+            gid = groups[_key(user["group"])][1]
+        same = (fields is not None and len(fields) >= 6 and fields[1] == str(user["uid"]) and gid is not None
+                and fields[2] == str(gid) and fields[3] == user["comment"] and fields[4] == user["home"]
+                and fields[5] == user["shell"])
+        for name in user["groups"]:
+            members = groups.get(_key(name), [])
+            if len(members) < 3 or user["name"] not in members[2].split(","):
+                same = False
+        if not same:
+            todo["users"].append(user)
+
+        home = by_path.get(user["home"])
+        if not (home and home.get("isdir") and home.get("pw_name") == user["name"]
+                and home.get("gr_name") == user["group"] and home_mode is not None
+                and _mode(home.get("mode")) == home_mode):
+            todo["homes"].append(user)
+
+        if user["ssh_keys"]:
+            ssh_dir = by_path.get(user["home"] + "/.ssh")
+            keys_file = user["home"] + "/.ssh/authorized_keys"
+            keys_stat = by_path.get(keys_file)
+            have = _key_lines(contents.get(keys_file))
+            want = _key_lines("\n".join(user["ssh_keys"]))
+            keys_ok = have == want if exclusive else want <= have
+            if not (ssh_dir and ssh_dir.get("isdir") and ssh_dir.get("pw_name") == user["name"]
+                    and _mode(ssh_dir.get("mode")) == 0o700 and keys_stat and keys_stat.get("isreg")
+                    and keys_stat.get("pw_name") == user["name"] and _mode(keys_stat.get("mode")) == 0o600
+                    and keys_ok):
+                todo["keys"].append(user)
+    return todo
+
+
+def probe_paths(planned):
+    """The paths host_probe looks at for host_todo: each home, and its .ssh and authorized_keys for users with keys."""
+    planned = _plan_shape(planned)
+    paths, keys = [], []
+    for user in planned["users"]:
+        paths.append(user["home"])
+        if user["ssh_keys"]:
+            paths += [user["home"] + "/.ssh", user["home"] + "/.ssh/authorized_keys"]
+            keys.append(user["home"] + "/.ssh/authorized_keys")
+    return {"paths": paths, "read": keys}

@@ -255,3 +255,108 @@ def test_every_bad_setting_is_named():
         "cluster_users_home_shared", "cluster_users_ssh_keys_exclusive", "cluster_users_home_mode",
         "cluster_users_skeleton", "cluster_users_home_host", "cluster_users_min_uid"]
     assert any(error.startswith("cluster_users_users[1] name Alice") for error in errors[6:]), errors
+
+
+# --- host_todo: only what differs is left for the modules -----------------------------
+
+
+def _converged(plan, mode="0700", keys_text=None):
+    """getent results, probe files and contents of a host where the plan is applied."""
+    gids = dict((g["name"], g["gid"]) for g in plan["groups"])
+    passwd = dict((u["name"], ["x", str(u["uid"]), str(gids[u["group"]]), u["comment"], u["home"], u["shell"]])
+                  for u in plan["users"])
+    group = dict((g["name"], ["x", str(g["gid"]), ",".join(u["name"] for u in plan["users"] if g["name"] in u["groups"])])
+                 for g in plan["groups"])
+    files, contents = [], {}
+    for u in plan["users"]:
+        files.append({"path": u["home"], "isdir": True, "isreg": False, "pw_name": u["name"], "gr_name": u["group"],
+                      "mode": mode})
+        if u["ssh_keys"]:
+            files.append({"path": u["home"] + "/.ssh", "isdir": True, "pw_name": u["name"], "mode": "0700"})
+            files.append({"path": u["home"] + "/.ssh/authorized_keys", "isreg": True, "isdir": False,
+                          "pw_name": u["name"], "mode": "0600"})
+            contents[u["home"] + "/.ssh/authorized_keys"] = "\n".join(u["ssh_keys"]) + "\n" if keys_text is None else keys_text
+    return passwd, group, files, contents
+
+
+def _names(todo):
+    return dict((kind, [entry["name"] for entry in entries]) for kind, entries in todo.items())
+
+
+def test_a_converged_host_leaves_nothing_to_do():
+    plan = _plan()
+    passwd, group, files, contents = _converged(plan)
+    todo = cu.host_todo(passwd, group, plan, files, contents, ROLE_SETTINGS)
+    assert _names(todo) == {"groups": [], "users": [], "homes": [], "keys": []}
+
+
+def test_a_bare_host_gets_everything():
+    plan = _plan()
+    todo = cu.host_todo({}, {}, plan, [], {}, ROLE_SETTINGS)
+    assert _names(todo) == {"groups": ["chem", "gpu", "bob"], "users": ["alice", "bob"], "homes": ["alice", "bob"],
+                            "keys": ["alice"]}
+    assert cu.host_todo(None, None, plan)["users"] == plan["users"]
+
+
+@pytest.mark.parametrize("change, kind", [
+    (lambda p, g, f, c: p["alice"].__setitem__(5, "/bin/sh"), "users"),
+    (lambda p, g, f, c: p["alice"].__setitem__(3, "someone else"), "users"),
+    (lambda p, g, f, c: p["alice"].__setitem__(4, "/home/alice"), "users"),
+    (lambda p, g, f, c: p["alice"].__setitem__(2, "3002"), "users"),
+    (lambda p, g, f, c: g["gpu"].__setitem__(2, ""), "users"),
+    (lambda p, g, f, c: g.pop("chem"), "groups"),
+    (lambda p, g, f, c: f[0].__setitem__("mode", "0755"), "homes"),
+    (lambda p, g, f, c: f[0].__setitem__("pw_name", "root"), "homes"),
+    (lambda p, g, f, c: f[0].__setitem__("isdir", False), "homes"),
+    (lambda p, g, f, c: f[1].__setitem__("mode", "0755"), "keys"),
+    (lambda p, g, f, c: f.pop(2), "keys"),
+    (lambda p, g, f, c: c.__setitem__("/shared/home/alice/.ssh/authorized_keys", "ssh-rsa AAAA other\n"), "keys"),
+], ids=["shell", "comment", "home", "primary-gid", "supplementary-group", "group-missing", "home-mode", "home-owner",
+        "home-not-a-dir", "ssh-dir-mode", "no-authorized-keys", "key-missing"])
+def test_one_difference_puts_that_entry_back(change, kind):
+    plan = _plan()
+    passwd, group, files, contents = _converged(plan)
+    change(passwd, group, files, contents)
+    todo = cu.host_todo(passwd, group, plan, files, contents, ROLE_SETTINGS)
+    assert [e["name"] for e in todo[kind]] in (["alice"], ["chem"])
+    assert sum(len(v) for v in todo.values()) == 1
+
+
+def test_other_keys_are_left_alone_unless_exclusive():
+    plan = _plan()
+    key_file = "/shared/home/alice/.ssh/authorized_keys"
+    passwd, group, files, contents = _converged(plan, keys_text="# mine\nssh-rsa AAAA other\n" + KEY + "\n")
+    assert cu.host_todo(passwd, group, plan, files, contents, ROLE_SETTINGS)["keys"] == []
+    exclusive = dict(ROLE_SETTINGS, ssh_keys_exclusive=True)
+    assert [u["name"] for u in cu.host_todo(passwd, group, plan, files, contents, exclusive)["keys"]] == ["alice"]
+    contents[key_file] = KEY + "\n"
+    assert cu.host_todo(passwd, group, plan, files, contents, exclusive)["keys"] == []
+
+
+def test_home_mode_is_read_in_any_octal_spelling():
+    plan = _plan()
+    passwd, group, files, contents = _converged(plan, mode="0750")
+    for mode in ("0750", "750", 0o750):
+        assert cu.host_todo(passwd, group, plan, files, contents, dict(ROLE_SETTINGS, home_mode=mode))["homes"] == []
+    assert len(cu.host_todo(passwd, group, plan, files, contents, dict(ROLE_SETTINGS, home_mode="bad"))["homes"]) == 2
+
+
+def test_probe_paths_name_homes_and_keys():
+    plan = _plan()
+    assert cu.probe_paths(plan) == {
+        "paths": ["/shared/home/alice", "/shared/home/alice/.ssh", "/shared/home/alice/.ssh/authorized_keys",
+                  "/shared/home/bob"],
+        "read": ["/shared/home/alice/.ssh/authorized_keys"]}
+
+
+@pytest.mark.parametrize("bad", [None, [], "plan", {"users": []}])
+def test_todo_refuses_what_is_not_a_plan(bad):
+    with pytest.raises(cu.ClusterUsersError):
+        cu.host_todo({}, {}, bad)
+    with pytest.raises(cu.ClusterUsersError):
+        cu.probe_paths(bad)
+
+
+def test_todo_refuses_a_getent_result_that_is_not_a_dict():
+    with pytest.raises(cu.ClusterUsersError):
+        cu.host_todo(["x"], {}, _plan())
