@@ -7,12 +7,17 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib.util
+import io
 import os
+import subprocess
 import sys
+import types
+import zipfile
 
 from ansible_collections.gpuops.cluster.plugins.callback.preload import (
-    CACHE_MARK, CallbackModule, claim_cache_dir, module_cache_key, module_sources, own_plugin_modules, parse_extra,
-    prune_caches)
+    BYTECODE_PREFIX, CACHE_MARK, CallbackModule, add_bytecode, bytecode_for, claim_cache_dir, install_bytecode,
+    module_cache_key, module_sources, own_plugin_modules, parse_extra, prune_caches)
 
 PLUGINS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins")
 
@@ -56,7 +61,8 @@ class _Display:
 def test_the_imports_happen_once_and_what_fails_is_only_reported(monkeypatch):
     display = _Display()
     callback = CallbackModule(display=display)
-    monkeypatch.setattr(callback, "get_option", lambda name: {"plugins": ["connection:no.such.plugin", "bogus"], "module_cache": ""}[name])
+    options = {"plugins": ["connection:no.such.plugin", "bogus"], "module_cache": "", "module_bytecode": False}
+    monkeypatch.setattr(callback, "get_option", lambda name: options[name])
     callback.v2_playbook_on_start(None)
     assert "ansible_collections.gpuops.cluster.plugins.filter.slurm_model" in sys.modules
     assert [line[0] for line in display.lines] == ["vv", "v"]
@@ -137,3 +143,90 @@ def test_the_cache_key_follows_every_module_source(tmp_path):
     assert key != module_cache_key(["2.19.15", "3.11"], entries)
     _touch(str(checkout / "plugins" / "module_utils" / "util.py"), "changed content")
     assert key != module_cache_key(["2.19.14", "3.11"], module_sources([str(root)], [str(library)]))
+
+
+# A module that says where its code came from: the byte code is compiled from one text and the
+# zip holds another beside it, so the answer shows which of the two Python ran.
+BYTECODE_TEXT = b"WHERE = 'bytecode'\n"
+SOURCE_TEXT = b"WHERE = 'source'\n"
+
+
+def _import_from_zip(tmp_path, entries):
+    """Import pkg.where from a zip holding entries, in a fresh Python; what WHERE says."""
+    payload = tmp_path / "payload.zip"
+    with zipfile.ZipFile(str(payload), "w", zipfile.ZIP_DEFLATED) as zf:
+        for name, data in entries:
+            zf.writestr(name, data)
+    code = "import sys; sys.path.insert(0, %r); import pkg.where as w; print(w.WHERE, w.__file__)" % str(payload)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return out.stdout.split()
+
+
+def test_byte_code_for_this_python_is_run_without_reading_the_source(tmp_path):
+    pyc = bytecode_for("pkg/where.py", BYTECODE_TEXT)
+    assert pyc[:4] == importlib.util.MAGIC_NUMBER
+    assert pyc[4:8] == (1).to_bytes(4, "little")  # hash-based, unchecked (PEP 552)
+    assert pyc[8:16] == importlib.util.source_hash(BYTECODE_TEXT)
+    where, path = _import_from_zip(tmp_path, [("pkg/__init__.py", b""), ("pkg/where.py", SOURCE_TEXT),
+                                              ("pkg/where.pyc", pyc)])
+    assert where == "bytecode"
+    assert path.endswith("pkg/where.pyc")
+
+
+def test_byte_code_of_another_python_is_skipped_for_the_source(tmp_path):
+    pyc = bytearray(bytecode_for("pkg/where.py", BYTECODE_TEXT))
+    pyc[0:2] = (int.from_bytes(pyc[0:2], "little") - 1).to_bytes(2, "little")  # another Python's magic number
+    where, path = _import_from_zip(tmp_path, [("pkg/__init__.py", b""), ("pkg/where.py", SOURCE_TEXT),
+                                              ("pkg/where.pyc", bytes(pyc))])
+    assert where == "source"
+    assert path.endswith("pkg/where.py")
+
+
+def test_a_file_this_python_cannot_compile_gets_no_byte_code():
+    assert bytecode_for("x.py", b"def (:\n") is None
+    assert bytecode_for("x.py", "print('ok')\n") is not None  # text as well as bytes
+
+
+def test_traceback_names_the_file_inside_the_payload():
+    pyc = bytecode_for("ansible/module_utils/basic.py", b"x = 1\n")
+    import marshal
+    assert marshal.loads(pyc[16:]).co_filename == BYTECODE_PREFIX + "ansible/module_utils/basic.py"
+
+
+def test_every_python_file_written_gets_its_byte_code_beside_it():
+    out = io.BytesIO()
+    zf = add_bytecode(zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED))
+    info = zipfile.ZipInfo("ansible/module_utils/basic.py", date_time=(2026, 11, 29, 12, 0, 0))
+    zf.writestr(info, b"A = 1\n")
+    zf.writestr("ansible/modules/stat.py", "B = 2\n")
+    zf.writestr("ansible/data.json", b"{}")
+    zf.writestr("ansible/broken.py", b"def (:\n")
+    zf.close()
+    with zipfile.ZipFile(io.BytesIO(out.getvalue())) as back:
+        names = back.namelist()
+        assert names == ["ansible/module_utils/basic.py", "ansible/module_utils/basic.pyc", "ansible/modules/stat.py",
+                         "ansible/modules/stat.pyc", "ansible/data.json", "ansible/broken.py"]
+        assert back.getinfo("ansible/module_utils/basic.pyc").date_time == (2026, 11, 29, 12, 0, 0)
+        assert back.getinfo("ansible/module_utils/basic.pyc").compress_type == zipfile.ZIP_DEFLATED
+
+
+def test_the_payload_builder_is_wrapped_once_and_an_unknown_one_is_left_alone():
+    seen = []
+
+    def recursive_finder(name, module_fqn, module_data, zf, date_time, extension_manager):
+        seen.append(zf)
+        zf.writestr("m.py", b"M = 1\n")
+        return "metadata"
+
+    fake = types.SimpleNamespace(recursive_finder=recursive_finder)
+    assert install_bytecode(fake) is None
+    wrapped = fake.recursive_finder
+    assert install_bytecode(fake) is None and fake.recursive_finder is wrapped  # not twice
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        assert fake.recursive_finder("m", "m", b"", zf, None, None) == "metadata"
+    assert zipfile.ZipFile(io.BytesIO(out.getvalue())).namelist() == ["m.py", "m.pyc"]
+
+    assert "has no" in install_bytecode(types.SimpleNamespace())
+    other = types.SimpleNamespace(recursive_finder=lambda name, data: None)
+    assert "fourth argument" in install_bytecode(other)
