@@ -49,10 +49,35 @@ options:
     description:
       - Paths to look at. Those that exist are reported in RV(files) with type, owner, group, mode and,
         for regular files, the SHA-1 of their content (as M(ansible.builtin.find) reports them, so the
-        C(gpuops.cluster.stale_files) filter reads either).
+        C(gpuops.cluster.stale_files) filter reads either); for a symbolic link, C(lnk_source), the path
+        it resolves to (as M(ansible.builtin.stat) reports it).
     type: list
     elements: path
     default: []
+  list:
+    description:
+      - Directories whose entries to name in RV(listings) (names only, sorted, hidden ones too), so that
+        looking for C(/usr/local/cuda-*) costs no M(ansible.builtin.find) call of its own. A directory
+        that does not exist is left out; one that cannot be read stops the module.
+    type: list
+    elements: path
+    default: []
+  marked:
+    description:
+      - The regular files directly in O(marked.dirs) (not below them, not links, hidden ones too) with
+        a line that starts with O(marked.text), as M(ansible.builtin.find) with C(contains) set to that
+        text, escaped, finds them, named in RV(marked). Missing directories are left out.
+    type: dict
+    suboptions:
+      dirs:
+        description: The directories to look in.
+        type: list
+        elements: path
+        required: true
+      text:
+        description: The text a line starts with (plain text, not a pattern).
+        type: str
+        required: true
   read:
     description:
       - Small files whose content to return, base64-encoded, in RV(contents) (a configuration the
@@ -181,9 +206,20 @@ services:
   returned: always
   type: dict
   sample: {"munge": {"loaded": true, "active": true, "enabled": true, "state": "active"}}
+listings:
+  description: For each directory of O(list) that exists, the names of its entries, sorted.
+  returned: always
+  type: dict
+  sample: {"/usr/local": ["bin", "cuda", "cuda-12.4", "lib"]}
+marked:
+  description: The files O(marked) found, sorted by path.
+  returned: always
+  type: list
+  elements: str
+  sample: ["/etc/lmod/modulefiles/cuda/12.4.lua"]
 files:
   description: One entry per existing path asked for, with C(path), C(isdir), C(isreg), C(islnk), C(mode), C(uid), C(gid),
-    C(pw_name), C(gr_name) and, for regular files, C(checksum) (SHA-1).
+    C(pw_name), C(gr_name), for regular files C(checksum) (SHA-1) and for symbolic links C(lnk_source).
   returned: always
   type: list
   elements: dict
@@ -332,8 +368,55 @@ def _files(module, paths):
             except (IOError, OSError) as exc:
                 module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
             entry["checksum"] = digest.hexdigest()
+        if entry["islnk"]:
+            entry["lnk_source"] = os.path.realpath(path)
         result.append(entry)
     return result
+
+
+def _listings(module, dirs):
+    result = {}
+    for path in dirs:
+        if not os.path.isdir(path):
+            continue
+        try:
+            result[path] = sorted(os.listdir(path))
+        except OSError as exc:
+            module.fail_json(msg="host_probe: cannot list %s: %s" % (path, exc))
+    return result
+
+
+def _holds(path, text):
+    """Whether a line of the file at path starts with text (read as bytes, line by line)."""
+    needle = text.encode("utf-8", "surrogateescape")
+    with open(path, "rb") as handle:
+        for line in handle:
+            if line.startswith(needle):
+                return True
+    return False
+
+
+def _marked(module, marked):
+    if not marked:
+        return []
+    found = []
+    for folder in marked["dirs"]:
+        if not os.path.isdir(folder):
+            continue
+        try:
+            names = os.listdir(folder)
+        except OSError as exc:
+            module.fail_json(msg="host_probe: cannot list %s: %s" % (folder, exc))
+        for name in names:
+            path = os.path.join(folder, name)
+            if not os.path.isfile(path) or os.path.islink(path):
+                continue
+            try:
+                if _holds(path, marked["text"]):
+                    found.append(path)
+            except (IOError, OSError) as exc:
+                module.fail_json(msg="host_probe: cannot read %s: %s" % (path, exc))
+    return sorted(found)
 
 
 READ_LIMIT = 1 << 20
@@ -364,6 +447,9 @@ def main():
             services=dict(type="list", elements="str", default=[]),
             paths=dict(type="list", elements="path", default=[]),
             read=dict(type="list", elements="path", default=[]),
+            list=dict(type="list", elements="path", default=[]),
+            marked=dict(type="dict", options=dict(dirs=dict(type="list", elements="path", required=True),
+                                                  text=dict(type="str", required=True, no_log=False))),
             gpus=dict(type="bool", default=False),
             **GPU_ARGUMENT_SPEC
         ),
@@ -381,6 +467,8 @@ def main():
             services=_services(module, module.params["services"]),
             files=_files(module, module.params["paths"]),
             contents=_contents(module, module.params["read"]),
+            listings=_listings(module, module.params["list"]),
+            marked=_marked(module, module.params["marked"]),
         )
     except HostProbeError as exc:
         module.fail_json(msg=cap("host_probe: %s" % exc))

@@ -125,3 +125,54 @@ def test_gpus_with_a_bad_timeout_fails_with_a_message(capsys, bins):
     result = run(capsys, {"gpus": True, "timeout": -1})
     assert result["failed"] is True
     assert result["msg"] == "timeout must be 0 (no limit) or a number of seconds, got -1"
+
+
+def test_list_names_the_entries_of_existing_directories(tmp_path, capsys, bins):
+    (tmp_path / "cuda-12.4").mkdir()
+    (tmp_path / ".hidden").write_text("x")
+    (tmp_path / "cuda").symlink_to(tmp_path / "cuda-12.4")
+    result = run(capsys, {"list": [str(tmp_path), str(tmp_path / "missing")], "paths": [str(tmp_path / "cuda")]})
+    assert "failed" not in result
+    assert result["listings"] == {str(tmp_path): [".hidden", "cuda", "cuda-12.4"]}
+    link = result["files"][0]
+    assert link["islnk"] is True and link["lnk_source"] == str(tmp_path / "cuda-12.4")
+
+
+def test_list_of_a_file_is_left_out_and_an_unreadable_directory_fails(tmp_path, capsys, bins, monkeypatch):
+    (tmp_path / "plain").write_text("x")
+    assert run(capsys, {"list": [str(tmp_path / "plain")]})["listings"] == {}
+
+    def refuse(path):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(host_probe.os, "listdir", refuse)
+    result = run(capsys, {"list": [str(tmp_path)]})
+    assert result["failed"] is True
+    assert result["msg"] == "host_probe: cannot list %s: [Errno 13] Permission denied" % tmp_path
+
+
+def test_marked_finds_the_files_holding_the_text_directly_in_the_directories(tmp_path, capsys, bins):
+    tree = tmp_path / "modulefiles"
+    (tree / "cuda").mkdir(parents=True)
+    (tree / "mine.lua").write_text("-- x\n## Managed by gpuops.cluster.env_modules\n")
+    (tree / ".hidden").write_bytes(b"\xff\n## Managed by gpuops.cluster.env_modules\n")
+    (tree / "theirs.lua").write_text("-- Managed by someone else\n")
+    (tree / "quoted.lua").write_text("-- ## Managed by gpuops.cluster.env_modules\n")
+    (tree / "cuda" / "12.4.lua").write_text("## Managed by gpuops.cluster.env_modules\n")
+    (tree / "link.lua").symlink_to(tree / "mine.lua")
+    (tree / "regex.lua").write_text("## Managed by gpuops.cluster.env_modulesX\n")
+    result = run(capsys, {"marked": {"dirs": [str(tree), str(tmp_path / "missing")],
+                                     "text": "## Managed by gpuops.cluster.env_modules"}})
+    assert "failed" not in result
+    # only the files directly there, not below, not links; a line starting with the text matches
+    assert result["marked"] == sorted([str(tree / ".hidden"), str(tree / "mine.lua"), str(tree / "regex.lua")])
+    assert run(capsys, {"marked": {"dirs": [str(tree / "cuda")], "text": "## Managed"}})["marked"] == [
+        str(tree / "cuda" / "12.4.lua")]
+    assert run(capsys, {"marked": {"dirs": [str(tree / "cuda")], "text": "Managed"}})["marked"] == []
+
+
+def test_marked_needs_its_directories_and_text(capsys, bins):
+    result = run(capsys, {"marked": {"text": "x"}})
+    assert result["failed"] is True
+    assert "dirs" in result["msg"]
+    assert run(capsys, {})["marked"] == []
