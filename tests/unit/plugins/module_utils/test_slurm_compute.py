@@ -9,7 +9,8 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_compute import pam_adopt_errors
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_compute import (
+    PamSshdError, pam_adopt_errors, pam_sshd_with_adopt)
 
 SETTINGS = {"allow": ["root", "(admins)", "svc.user@example"], "os_family": "Debian",
             "prolog_flags": "Alloc,Contain", "proctrack_type": "proctrack/cgroup"}
@@ -58,11 +59,8 @@ def test_a_number_too_long_to_print_is_named_not_raised():
     assert len(errors) == 1 and errors[0].startswith("slurm_compute_pam_slurm_adopt_allow must be a list of user names")
 
 
-
 # sshd's PAM stack with pam_slurm_adopt (the text checked against blockinfile and lineinfile themselves in
 # tests/unit/plugins/filter/test_slurm_compute_filters.py, where ansible's modules can be imported).
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_compute import (  # noqa: E402
-    PamSshdError, pam_sshd_with_adopt)
 
 ACCESS = "/etc/security/access-slurm-adopt.conf"
 DEBIAN_SSHD = """@include common-auth
