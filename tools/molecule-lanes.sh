@@ -118,7 +118,7 @@ while read -r s rc secs; do
     /^TASK \[/ { task = $0; next }
     /^(fatal|failed): / { held = task "\n" $0; n = 1; inmsg = 1; next }
     inmsg && /^$/ { inmsg = 0 }
-    inmsg && n < 8 { held = held "\n" $0; n++; next }
+    inmsg && n < 30 { held = held "\n" $0; n++; next }
     held != "" && !inmsg { last = held; held = "" }
     /CRITICAL/ { crit = substr($0, 1, 300) }
     END { if (held != "") last = held; print last; if (crit != "") print crit }' || true

@@ -147,13 +147,43 @@ def machine_lines(path):
             f"({ratio:.2f} x the reference {SPEED_REFERENCE_S:.2f} s: above 1 is slower, and every part with it)"]
 
 
+def cpu_lines(path, low=75.0):
+    """How busy the cores were over the run (tools/cpu-sampler.py's samples),
+    and the stretches of minutes they were less busy than `low` percent."""
+    if not path.is_file():
+        return []
+    samples = []
+    for line in path.read_text().splitlines():
+        fields = line.split("\t")
+        try:
+            samples.append((int(fields[0]), float(fields[1])))
+        except (IndexError, ValueError):
+            continue
+    if not samples:
+        return []
+    mean = sum(sample[1] for sample in samples) / len(samples)
+    stretches = []
+    previous = 0
+    for end, busy in samples:
+        if busy < low:
+            if stretches and stretches[-1][1] == previous:
+                stretches[-1][1] = end
+            else:
+                stretches.append([previous, end])
+        previous = end
+    quiet = ", ".join(f"{_fmt(a)}-{_fmt(b)}" for a, b in stretches) or "none"
+    return [f"CPU: the cores were busy {mean:.0f} % of the run (sampled every "
+            f"{samples[0][0]} s); stretches below {low:.0f} %: {quiet}"]
+
+
 def main(argv):
     if len(argv) > 1 and argv[1] == "--caches":
         folder = pathlib.Path(argv[2] if len(argv) > 2 else ".build/test-report")
         print("\n".join(machine_lines(folder / "machine.tsv") + caches_lines(folder / "caches.tsv")))
         return 0
     folder = pathlib.Path(argv[1] if len(argv) > 1 else ".build/test-report")
-    out = machine_lines(folder / "machine.tsv") + caches_lines(folder / "caches.tsv")
+    out = (machine_lines(folder / "machine.tsv") + caches_lines(folder / "caches.tsv")
+           + cpu_lines(folder / "cpu.tsv"))
     if out:
         out.append("")
     parts = parts_table(folder / "parts.tsv")

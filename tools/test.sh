@@ -93,7 +93,8 @@ if [ -n "$other" ] && [ "$other" != "$$" ] && kill -0 "$other" 2>/dev/null \
   exit 2
 fi
 echo $$ >"$LOCK"
-trap 'rm -f "$LOCK"' EXIT
+cpu_pid=""
+trap 'rm -f "$LOCK"; [ -z "$cpu_pid" ] || kill "$cpu_pid" 2>/dev/null || true' EXIT
 
 run_start=$(date +%s)
 rm -rf "$REPORT"
@@ -131,6 +132,10 @@ tools/test-caches.sh >"$REPORT/caches.tsv" || true
 # the same commit's times differ by the machine's speed, not only by caches.
 python3 tools/machine-speed.py >"$REPORT/machine.tsv" 2>/dev/null || true
 python3 tools/test-summary.py --caches "$REPORT" || true
+# How busy the cores are, every 30 s of the run (the summary's CPU line):
+# busy all along means only less work makes the run shorter, not more lanes.
+python3 tools/cpu-sampler.py "$REPORT/cpu.tsv" 30 &
+cpu_pid=$!
 
 # What every part needs, once: the venv; with containers, the Docker daemon
 # and the apt cache (each a no-op when done).
@@ -208,6 +213,8 @@ fi
 # The whole run's wall time: Molecule ran beside the other parts, so the
 # parts' times add up to more.
 echo "$(( $(date +%s) - run_start ))" >"$REPORT/wall"
+kill "$cpu_pid" 2>/dev/null || true
+cpu_pid=""
 echo
 summary
 if [ "$failed" -eq 0 ]; then log "all parts passed"; else log "a part FAILED"; fi

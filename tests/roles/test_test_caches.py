@@ -77,3 +77,34 @@ def test_the_speed_probe_prints_cores_cpu_and_seconds():
     out = subprocess.run(["python3", str(ROOT / "tools" / "machine-speed.py")], capture_output=True, text=True,
                          check=True).stdout.strip().split("\t")
     assert len(out) == 3 and int(out[0]) >= 1 and float(out[2]) > 0
+
+
+_SAMPLER_SPEC = importlib.util.spec_from_file_location("cpu_sampler", ROOT / "tools" / "cpu-sampler.py")
+sampler = importlib.util.module_from_spec(_SAMPLER_SPEC)
+_SAMPLER_SPEC.loader.exec_module(sampler)
+
+
+def test_the_cpu_line_gives_the_mean_and_the_quiet_stretches(tmp_path):
+    path = tmp_path / "cpu.tsv"
+    path.write_text("30\t99.0\n60\t50.0\n90\t60.0\n120\t98.0\n150\t20.0\nnot a sample\n")
+    assert summary.cpu_lines(path) == [
+        "CPU: the cores were busy 65 % of the run (sampled every 30 s); "
+        "stretches below 75 %: 0:30-1:30, 2:00-2:30"]
+
+
+def test_a_run_busy_all_along_has_no_quiet_stretch(tmp_path):
+    path = tmp_path / "cpu.tsv"
+    path.write_text("30\t99.0\n60\t97.5\n")
+    assert summary.cpu_lines(path)[0].endswith("below 75 %: none")
+    assert summary.cpu_lines(tmp_path / "absent.tsv") == []
+
+
+def test_the_sampler_counts_busy_jiffies_against_all(tmp_path):
+    stat = tmp_path / "stat"
+    # user nice system idle iowait irq softirq steal
+    stat.write_text("cpu  100 0 50 800 50 0 0 0 0 0\ncpu0 1 2 3\n")
+    before = sampler.read_stat(str(stat))
+    assert before == (150, 1000)
+    stat.write_text("cpu  250 0 100 850 100 0 0 0 0 0\n")
+    assert sampler.busy_percent(before, sampler.read_stat(str(stat))) == 200 * 100.0 / 300
+    assert sampler.busy_percent(before, before) == 0.0
