@@ -37,6 +37,12 @@ def pytorch_env_dirs(paths):
     return _call("pytorch_env_dirs", settings_of.directories, paths)
 
 
+def pytorch_env_venv_state(files, env_dir, requirements, system_packages, system_dir):
+    """What the environment holds and lacks, from host_probe's files."""
+    return _call("pytorch_env_venv_state", settings_of.venv_state, files, env_dir, requirements, system_packages,
+                 system_dir)
+
+
 class FilterModule(object):
     """Filters of gpuops.cluster.pytorch_env."""
 
@@ -45,4 +51,5 @@ class FilterModule(object):
             "pytorch_env_settings_errors": pytorch_env_settings_errors,
             "pytorch_env_pip_env": pytorch_env_pip_env,
             "pytorch_env_dirs": pytorch_env_dirs,
+            "pytorch_env_venv_state": pytorch_env_venv_state,
         }

@@ -54,6 +54,15 @@ options:
     type: list
     elements: path
     default: []
+  patterns:
+    description:
+      - Shell patterns (C(*), C(?), C([...]), as Python's C(glob) reads them, hidden names not matched by C(*))
+        whose matches are reported in RV(files) as O(paths) are, for paths that depend on the host (a
+        virtual environment's C(lib/python3.*/site-packages)). A pattern that matches nothing adds nothing.
+      - A path given in both O(paths) and a match is reported once.
+    type: list
+    elements: str
+    default: []
   list:
     description:
       - Directories whose entries to name in RV(listings) (names only, sorted, hidden ones too), so that
@@ -218,8 +227,9 @@ marked:
   elements: str
   sample: ["/etc/lmod/modulefiles/cuda/12.4.lua"]
 files:
-  description: One entry per existing path asked for, with C(path), C(isdir), C(isreg), C(islnk), C(mode), C(uid), C(gid),
-    C(pw_name), C(gr_name), for regular files C(checksum) (SHA-1) and for symbolic links C(lnk_source).
+  description: One entry per existing path asked for (O(paths), then the matches of O(patterns)), with C(path),
+    C(isdir), C(isreg), C(islnk), C(mode), C(uid), C(gid), C(pw_name), C(gr_name), for regular files
+    C(checksum) (SHA-1) and for symbolic links C(lnk_source).
   returned: always
   type: list
   elements: dict
@@ -228,6 +238,7 @@ files:
 """
 
 import base64
+import glob
 import grp
 import hashlib
 import os
@@ -374,6 +385,18 @@ def _files(module, paths):
     return result
 
 
+def _matches(patterns, paths):
+    """The paths, then each pattern's matches (sorted) not already named, in order."""
+    seen = set(paths)
+    out = list(paths)
+    for pattern in patterns:
+        for path in sorted(glob.glob(pattern)):
+            if path not in seen:
+                seen.add(path)
+                out.append(path)
+    return out
+
+
 def _listings(module, dirs):
     result = {}
     for path in dirs:
@@ -446,6 +469,7 @@ def main():
             packages=dict(type="list", elements="str", default=[]),
             services=dict(type="list", elements="str", default=[]),
             paths=dict(type="list", elements="path", default=[]),
+            patterns=dict(type="list", elements="str", default=[]),
             read=dict(type="list", elements="path", default=[]),
             list=dict(type="list", elements="path", default=[]),
             marked=dict(type="dict", options=dict(dirs=dict(type="list", elements="path", required=True),
@@ -465,7 +489,7 @@ def main():
             package_versions=dict((name, state["version"]) for name, state in packages.items()),
             package_holds=dict((name, state["held"]) for name, state in packages.items()),
             services=_services(module, module.params["services"]),
-            files=_files(module, module.params["paths"]),
+            files=_files(module, _matches(module.params["patterns"], module.params["paths"])),
             contents=_contents(module, module.params["read"]),
             listings=_listings(module, module.params["list"]),
             marked=_marked(module, module.params["marked"]),

@@ -117,3 +117,84 @@ def directories(paths):
             if directory not in found:
                 found.append(directory)
     return found
+
+
+# A distribution pip installed: <name>-<version>.dist-info (the name with
+# runs of -_. as _, the version without -), as the wheel and packaging
+# specifications write it.
+DIST_INFO_RE = re.compile(r"^(?P<name>[^/]+)-(?P<version>[^-/]+)\.dist-info$")
+
+
+def canonical_name(name):
+    """A distribution name as PEP 503 compares them."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _satisfied(requirement, installed):
+    """True or False for a requirement pip would read the same way from the names and versions alone;
+    None when only pip can tell (a URL, a marker, extras, a string packaging cannot read, no packaging)."""
+    try:
+        from packaging.requirements import InvalidRequirement, Requirement
+        from packaging.version import InvalidVersion
+    except ImportError:
+        return None
+    try:
+        wanted = Requirement(requirement)
+    except InvalidRequirement:
+        return None
+    if wanted.url or wanted.marker or wanted.extras:
+        return None
+    version = installed.get(canonical_name(wanted.name))
+    if version is None:
+        return False
+    if not wanted.specifier:
+        return True
+    try:
+        return wanted.specifier.contains(version, prereleases=True)
+    except InvalidVersion:
+        return None
+
+
+def venv_state(files, env_dir, requirements, system_packages, system_dir):
+    """What the virtual environment at env_dir holds and lacks, from one host_probe's files.
+
+    files: host_probe's RV files for the paths and patterns the role asks for (the environment's
+    lib/python3.*/site-packages, the *.dist-info in it, the links of system_packages in it, and
+    system_dir/<package> for each).
+    Returns {"purelib": the site-packages path, or "" when there is none or more than one,
+    "installed": {canonical name: version}, "missing": the requirement strings pip has to install
+    (every one without an environment; one only pip can judge counts as missing, so pip decides),
+    "links": the system packages the host has that are not linked into the environment,
+    "absent": the system packages the host lacks}.
+    """
+    if not is_list(files) or not all(isinstance(entry, dict) and is_text(entry.get("path")) for entry in files):
+        raise PytorchEnvError("expected host_probe's files (a list of entries with a path), not %s" % shown(files))
+    if not _absolute(env_dir):
+        raise PytorchEnvError("expected the environment's absolute path, not %s" % shown(env_dir))
+    for name, value in (("requirements", requirements), ("system_packages", system_packages)):
+        if not is_list(value) or not all(is_text(item) for item in value):
+            raise PytorchEnvError("expected %s as a list of strings, not %s" % (name, shown(value)))
+    by_path = dict((entry["path"], entry) for entry in files)
+    site_re = re.compile("^" + re.escape(env_dir.rstrip("/")) + r"/lib/python3\.[0-9]+/site-packages$")
+    sites = sorted(path for path, entry in by_path.items() if site_re.match(path) and entry.get("isdir"))
+    purelib = sites[0] if len(sites) == 1 else ""
+    installed = {}
+    if purelib:
+        for path in by_path:
+            if path.startswith(purelib + "/"):
+                found = DIST_INFO_RE.match(path[len(purelib) + 1:])
+                if found:
+                    installed[canonical_name(found.group("name"))] = found.group("version")
+    missing = [item for item in requirements if not purelib or _satisfied(item, installed) is not True]
+    links = []
+    absent = []
+    for package in system_packages:
+        source = by_path.get(system_dir.rstrip("/") + "/" + package)
+        if source is None:
+            absent.append(package)
+            continue
+        link = by_path.get(purelib + "/" + package) if purelib else None
+        want = source.get("lnk_source") or source["path"]
+        if not (link and link.get("islnk") and link.get("lnk_source") == want):
+            links.append(package)
+    return {"purelib": purelib, "installed": installed, "missing": missing, "links": links, "absent": absent}

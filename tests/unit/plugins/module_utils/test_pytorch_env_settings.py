@@ -15,9 +15,11 @@ import yaml
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._pytorch_env_settings import (
     PytorchEnvError,
+    canonical_name,
     directories,
     pip_env,
     settings_errors,
+    venv_state,
 )
 
 DEFAULTS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "roles", "pytorch_env", "defaults",
@@ -149,3 +151,80 @@ def test_directories_parents_first_each_once():
 def test_directories_of_garbage(value):
     with pytest.raises(PytorchEnvError):
         directories(value)
+
+
+ENV = "/opt/gpuops/pytorch/2.13.0-cpu"
+SITE = ENV + "/lib/python3.11/site-packages"
+SYSTEM = "/usr/lib/python3/dist-packages"
+REQUIREMENTS = ["torch==2.13.0", "numpy"]
+
+
+def entry(path, **more):
+    found = {"path": path, "isdir": False, "isreg": False, "islnk": False}
+    found.update(more)
+    return found
+
+
+def converged(*more):
+    return [entry(SITE, isdir=True), entry(SITE + "/torch-2.13.0+cpu.dist-info", isdir=True),
+            entry(SITE + "/numpy-2.3.1.dist-info", isdir=True), entry(SYSTEM + "/mpi4py", isdir=True),
+            entry(SITE + "/mpi4py", islnk=True, lnk_source=SYSTEM + "/mpi4py")] + list(more)
+
+
+def test_a_converged_environment_lacks_nothing():
+    state = venv_state(converged(), ENV, REQUIREMENTS, ["mpi4py"], SYSTEM)
+    assert state == {"purelib": SITE, "installed": {"torch": "2.13.0+cpu", "numpy": "2.3.1"}, "missing": [],
+                     "links": [], "absent": []}
+
+
+def test_no_environment_needs_every_requirement_and_every_link():
+    state = venv_state([entry(SYSTEM + "/mpi4py", isdir=True)], ENV, REQUIREMENTS, ["mpi4py", "h5py"], SYSTEM)
+    assert state == {"purelib": "", "installed": {}, "missing": REQUIREMENTS, "links": ["mpi4py"], "absent": ["h5py"]}
+
+
+@pytest.mark.parametrize("requirement, missing", [
+    ("torch==2.13.0", False),        # the local label (+cpu) matches, as pip reads it
+    ("torch==2.12.0", True),
+    ("NumPy>=2", False),             # names compare as PEP 503 does
+    ("numpy<2", True),
+    ("scipy", True),
+    ("typing-extensions", False),    # typing_extensions-4.12.2.dist-info
+    ("numpy; python_version > '3'", True),       # a marker: pip decides
+    ("torch[opt-einsum]==2.13.0", True),         # extras: pip decides
+    ("numpy @ https://example.org/numpy.whl", True),
+    ("not a requirement!", True),
+])
+def test_each_requirement_is_judged_as_pip_would_or_left_to_pip(requirement, missing):
+    files = converged(entry(SITE + "/typing_extensions-4.12.2.dist-info", isdir=True))
+    assert venv_state(files, ENV, [requirement], [], SYSTEM)["missing"] == ([requirement] if missing else [])
+
+
+def test_a_wrong_or_missing_link_is_made_again():
+    wrong = [item for item in converged() if item["path"] != SITE + "/mpi4py"]
+    assert venv_state(wrong, ENV, [], ["mpi4py"], SYSTEM)["links"] == ["mpi4py"]
+    elsewhere = wrong + [entry(SITE + "/mpi4py", islnk=True, lnk_source="/elsewhere/mpi4py")]
+    assert venv_state(elsewhere, ENV, [], ["mpi4py"], SYSTEM)["links"] == ["mpi4py"]
+    a_copy = wrong + [entry(SITE + "/mpi4py", isdir=True)]
+    assert venv_state(a_copy, ENV, [], ["mpi4py"], SYSTEM)["links"] == ["mpi4py"]
+
+
+def test_two_site_packages_leave_the_answer_to_python():
+    files = converged(entry(ENV + "/lib/python3.13/site-packages", isdir=True))
+    state = venv_state(files, ENV, REQUIREMENTS, [], SYSTEM)
+    assert state["purelib"] == "" and state["missing"] == REQUIREMENTS
+
+
+def test_canonical_names():
+    assert canonical_name("Typing_Extensions") == canonical_name("typing.extensions") == "typing-extensions"
+
+
+@pytest.mark.parametrize("args", [
+    ("not a list", ENV, [], [], SYSTEM),
+    ([{"nopath": 1}], ENV, [], [], SYSTEM),
+    ([], "relative", [], [], SYSTEM),
+    ([], ENV, "torch", [], SYSTEM),
+    ([], ENV, [], [1], SYSTEM),
+])
+def test_garbage_is_refused_with_the_reason(args):
+    with pytest.raises(PytorchEnvError, match="expected"):
+        venv_state(*args)

@@ -8,6 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import hashlib
 import json
 
 import pytest
@@ -176,3 +177,25 @@ def test_marked_needs_its_directories_and_text(capsys, bins):
     assert result["failed"] is True
     assert "dirs" in result["msg"]
     assert run(capsys, {})["marked"] == []
+
+
+def test_patterns_report_their_matches_as_paths_once(tmp_path, capsys, bins):
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "torch-2.13.0+cpu.dist-info").mkdir(parents=True)
+    (site / "numpy-2.3.1.dist-info").mkdir()
+    (site / "hook.py").write_text("x = 1\n")
+    (site / "mpi4py").symlink_to(tmp_path)
+    result = run(capsys, {"paths": [str(site / "hook.py")],
+                          "patterns": [str(tmp_path / "venv" / "lib" / "python3*" / "site-packages"),
+                                       str(tmp_path / "venv" / "lib" / "python3*" / "site-packages" / "*.dist-info"),
+                                       str(tmp_path / "venv" / "lib" / "python3*" / "site-packages" / "hook.py"),
+                                       str(tmp_path / "venv" / "lib" / "python3*" / "site-packages" / "mpi4py"),
+                                       str(tmp_path / "none" / "*")]})
+    assert "failed" not in result
+    assert [entry["path"] for entry in result["files"]] == [
+        str(site / "hook.py"), str(site), str(site / "numpy-2.3.1.dist-info"), str(site / "torch-2.13.0+cpu.dist-info"),
+        str(site / "mpi4py")]
+    assert result["files"][0]["checksum"] == hashlib.sha1(b"x = 1\n").hexdigest()
+    assert result["files"][1]["isdir"] is True
+    assert result["files"][-1]["lnk_source"] == str(tmp_path)
+    assert run(capsys, {"patterns": [str(tmp_path / "none" / "*")]})["files"] == []
