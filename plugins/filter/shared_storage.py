@@ -11,7 +11,9 @@ __metaclass__ = type
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
+    MountTodoError,
     SharedStorageError,
+    client_todo,
     external_errors,
     host_errors,
     host_mounts,
@@ -75,6 +77,14 @@ def shared_storage_server_not_started(host, reason, exports_file, service):
     return server_not_started(host, reason, exports_file, service)
 
 
+def shared_storage_client_todo(mounts, fstab_text, mounts_text, kernel):
+    """The mounts ansible.posix.mount would change and the mount points nothing is mounted on."""
+    try:
+        return client_todo(mounts, fstab_text, mounts_text, bool(kernel))
+    except MountTodoError as exc:
+        raise AnsibleFilterError("shared_storage_client_todo: %s" % exc)
+
+
 class FilterModule(object):
     """Shared storage filters."""
 
@@ -82,6 +92,7 @@ class FilterModule(object):
         return {
             "shared_storage_plan": shared_storage_plan,
             "shared_storage_host_mounts": shared_storage_host_mounts,
+            "shared_storage_client_todo": shared_storage_client_todo,
             "shared_storage_host_errors": shared_storage_host_errors,
             "shared_storage_external_errors": shared_storage_external_errors,
             "shared_storage_server_not_started": shared_storage_server_not_started,

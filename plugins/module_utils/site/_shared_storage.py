@@ -14,7 +14,9 @@ Pure functions behind the ``shared_storage`` role (reached through
 * ``choose_server``: the host that serves the exports;
 * ``plan``: all of it at once, with every input error as a message that names
   the variable and the fix (bad input never raises here);
-* ``host_mounts``: one host's part of the plan.
+* ``host_mounts``: one host's part of the plan;
+* ``client_todo``: what of it ansible.posix.mount and the mount point
+  directories would change on a client, from /etc/fstab and /proc/self/mounts.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -733,3 +735,75 @@ def server_not_started(host, reason, exports_file, service):
     return ("NFS server on %s not started: %s. The packages and %s are in place and exportfs checked the exports; "
             "on real hardware (or with shared_storage_kernel_nfs: true) the service %s is started and enabled."
             % (plain(host), plain(reason), plain(exports_file), plain(service)))
+
+
+class MountTodoError(Exception):
+    """client_todo's input is not what the role gives it."""
+
+
+def _fstab_escape(value):
+    """A field as ansible.posix.mount writes it in fstab (space, ampersand and backslash as octal)."""
+    return value.replace("\\", "\\134").replace(" ", "\\040").replace("&", "\\046")
+
+
+def _fstab_entries(text):
+    """fstab's entries as ansible.posix.mount reads them on Linux: 4 to 6 fields (comments cut), dump and
+    passno 0 (numbers, not text) when absent; other lines are not entries."""
+    entries = []
+    for line in text.splitlines():
+        if not line.strip() or line.strip().startswith("#"):
+            continue
+        fields = line.split("#")[0].split()
+        if len(fields) not in (4, 5, 6):
+            continue
+        entry = {"dump": 0, "passno": 0}
+        entry.update(zip(("src", "name", "fstype", "opts", "dump", "passno"), fields))
+        entries.append(entry)
+    return entries
+
+
+def mounted_targets(text):
+    """The mount points /proc/self/mounts lists (the octal escapes of space, tab, newline, backslash undone)."""
+    targets = set()
+    for line in text.splitlines():
+        fields = line.split()
+        if len(fields) >= 2:
+            targets.add(re.sub(r"\\([0-7]{3})", lambda found: chr(int(found.group(1), 8)), fields[1]))
+    return targets
+
+
+def client_todo(mounts, fstab_text, mounts_text, kernel):
+    """What a client's NFS and bind mounts need, from one read of /etc/fstab and /proc/self/mounts.
+
+    mounts: the host_mounts entries this host mounts (action nfs or bind), with path, src, fstype, opts,
+    owner, group, mode. kernel: whether the host mounts (state mounted) or only writes fstab (present).
+    Returns {"mounts": the entries for which ansible.posix.mount would change something (its fstab line
+    missing or different, as the module compares them; with kernel, the path not mounted, and every bind
+    mount, whose source only the module checks), "points": the mount point directories (path, state
+    directory, owner, group, mode) of the paths that nothing is mounted on, for stale_files}.
+    """
+    if not isinstance(mounts, list) or not all(isinstance(item, dict) for item in mounts):
+        raise MountTodoError("expected the host's mounts (a list of mappings), not %s" % shown(mounts))
+    for name, value in (("fstab", fstab_text), ("mounts", mounts_text)):
+        if not isinstance(value, str):
+            raise MountTodoError("expected the %s text, not %s" % (name, shown(value)))
+    entries = _fstab_entries(fstab_text)
+    mounted = mounted_targets(mounts_text)
+    todo = []
+    points = []
+    for mount in mounts:
+        try:
+            want = dict((key, _fstab_escape(str(mount[key]))) for key in ("src", "fstype", "opts"))
+            name = _fstab_escape(str(mount["path"]))
+        except KeyError as exc:
+            raise MountTodoError("a mount without %s: %s" % (exc, shown(mount)))
+        want.update({"dump": "0", "passno": "0"})
+        same = [entry for entry in entries if entry["name"] == name]
+        fstab_ok = bool(same) and all(entry[key] == want[key] for entry in same for key in want)
+        here = mount["path"] in mounted
+        if not fstab_ok or (kernel and (mount.get("action") == "bind" or not here)):
+            todo.append(mount)
+        if not here:
+            points.append({"path": mount["path"], "state": "directory", "owner": mount.get("owner"),
+                           "group": mount.get("group"), "mode": mount.get("mode")})
+    return {"mounts": todo, "points": points}

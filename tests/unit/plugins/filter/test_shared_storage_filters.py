@@ -9,7 +9,9 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.ansible.posix.plugins.modules import mount as posix_mount
 from ansible_collections.gpuops.cluster.plugins.filter.shared_storage import (
+    shared_storage_client_todo,
     shared_storage_host_mounts,
     shared_storage_plan,
 )
@@ -57,3 +59,47 @@ def test_filter_errors():
         shared_storage_plan(HOSTVARS, [], ["ctl"], ["ctl"], ["not", "a", "mapping"])
     with pytest.raises(AnsibleFilterError, match="shared_storage_host_mounts: the input must be the plan"):
         shared_storage_host_mounts([], "ctl")
+
+
+class _CheckModule(object):
+    """What ansible.posix.mount's fstab step reads of its module: check mode (it writes nothing)."""
+    check_mode = True
+
+
+MOUNT = {"path": "/shared", "src": "st-ctl:/shared", "fstype": "nfs4", "opts": "rw,hard,nofail", "action": "nfs",
+         "owner": "root", "group": "root", "mode": "0755"}
+
+
+@pytest.mark.parametrize("mount, fstab", [
+    (MOUNT, ""),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 1\n"),
+    (MOUNT, "st-ctl:/shared  /shared\tnfs4 rw,hard,nofail 0 0 # kept\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs rw,hard,nofail 0 0\n"),
+    (MOUNT, "#st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\nst-ctl:/shared /shared nfs4 rw 0 0\n"),
+    (MOUNT, "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\nst-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\n"),
+    (MOUNT, "a b c\nst-ctl:/shared /shared nfs4 rw,hard,nofail 0 0 extra field\n"),
+    (dict(MOUNT, path="/data set", src="srv:/a&b"), "srv:/a\\046b /data\\040set nfs4 rw,hard,nofail 0 0\n"),
+    (dict(MOUNT, path="/data set", src="srv:/a&b"), "srv:/a&b /data set nfs4 rw,hard,nofail 0 0\n"),
+    (dict(MOUNT, path="/home", src="/export/home", fstype="none", opts="bind", action="bind"),
+     "/export/home /home none bind 0 0\n"),
+])
+def test_client_todo_agrees_with_the_mount_modules_own_fstab_step(tmp_path, mount, fstab):
+    path = tmp_path / "fstab"
+    path.write_text(fstab)
+    args = {"name": mount["path"], "src": mount["src"], "fstype": mount["fstype"], "opts": mount["opts"],
+            "dump": "0", "passno": "0", "fstab": str(path)}
+    changed = posix_mount._set_mount_save_old(_CheckModule(), args)[2]  # pylint: disable=protected-access
+    # state present (kernel false): only the fstab step decides
+    todo = shared_storage_client_todo([mount], fstab, "", False)["mounts"]
+    assert (todo == [mount]) is changed
+    assert path.read_text() == fstab
+
+
+def test_client_todo_garbage_is_a_filter_error():
+    with pytest.raises(AnsibleFilterError, match="shared_storage_client_todo: expected the fstab text"):
+        shared_storage_client_todo([MOUNT], None, "", True)

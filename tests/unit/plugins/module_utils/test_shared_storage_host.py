@@ -11,8 +11,11 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
+    MountTodoError,
+    client_todo,
     external_errors,
     host_errors,
+    mounted_targets,
     server_not_started,
 )
 
@@ -66,3 +69,55 @@ def test_server_not_started():
         "NFS server on nfs1 not started: running in a docker container. The packages and /etc/exports are in place "
         "and exportfs checked the exports; on real hardware (or with shared_storage_kernel_nfs: true) the service "
         "nfs-server is started and enabled.")
+
+
+SHARED = {"path": "/shared", "src": "st-ctl:/shared", "fstype": "nfs4", "opts": "rw,hard,nofail", "action": "nfs",
+          "owner": "root", "group": "root", "mode": "0755"}
+LINE = "st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\n"
+PROC = "overlay / overlay rw 0 0\nst-ctl:/shared /shared nfs4 rw,relatime 0 0\n"
+
+
+@pytest.mark.parametrize("fstab, proc, kernel, todo, points", [
+    (LINE, PROC, True, [], []),                                   # up to date: no call
+    (LINE, "overlay / overlay rw 0 0\n", True, ["/shared"], ["/shared"]),   # not mounted
+    (LINE, "overlay / overlay rw 0 0\n", False, [], ["/shared"]),           # fstab only: written already
+    ("", PROC, True, ["/shared"], []),                            # no fstab line
+    ("st-ctl:/shared /shared nfs4 rw,hard,nofail\n", PROC, True, ["/shared"], []),   # dump and pass missing
+    ("st-ctl:/shared /shared nfs4 rw,hard 0 0\n", PROC, True, ["/shared"], []),      # other options
+    ("# st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0\n", PROC, True, ["/shared"], []),  # a comment
+    (LINE + "other:/shared /shared nfs4 rw 0 0\n", PROC, True, ["/shared"], []),     # a second line for the path
+    ("st-ctl:/shared /shared nfs4 rw,hard,nofail 0 0 # mine\n", PROC, True, [], []),  # a trailing comment
+])
+def test_client_todo_calls_the_mount_module_only_where_it_would_change_something(fstab, proc, kernel, todo, points):
+    out = client_todo([SHARED], fstab, proc, kernel)
+    assert [item["path"] for item in out["mounts"]] == todo
+    assert [item["path"] for item in out["points"]] == points
+    for point in out["points"]:
+        assert point == {"path": "/shared", "state": "directory", "owner": "root", "group": "root", "mode": "0755"}
+
+
+def test_client_todo_escapes_as_the_mount_module_and_unescapes_proc_mounts():
+    spaced = dict(SHARED, path="/data set", src="srv:/data&more")
+    line = "srv:/data\\046more /data\\040set nfs4 rw,hard,nofail 0 0\n"
+    proc = "srv:/data&more /data\\040set nfs4 rw 0 0\n"
+    assert client_todo([spaced], line, proc, True) == {"mounts": [], "points": []}
+    assert mounted_targets("a /x\\011y\\134z nfs rw 0 0\nshort\n") == {"/x\ty\\z"}
+
+
+def test_a_bind_mount_is_left_to_the_module_when_the_host_mounts():
+    bind = dict(SHARED, path="/home", src="/export/home", fstype="none", opts="bind", action="bind")
+    line = "/export/home /home none bind 0 0\n"
+    proc = "/dev/vda1 /home ext4 rw 0 0\n"
+    assert client_todo([bind], line, proc, True)["mounts"] == [bind]
+    assert client_todo([bind], line, proc, False)["mounts"] == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (("x", "", "", True), "expected the host's mounts"),
+    (([SHARED], None, "", True), "expected the fstab text"),
+    (([SHARED], "", b"", True), "expected the mounts text"),
+    (([{"path": "/x"}], "", "", True), "a mount without 'src'"),
+])
+def test_client_todo_refuses_garbage_with_the_reason(args, message):
+    with pytest.raises(MountTodoError, match=message):
+        client_todo(*args)
