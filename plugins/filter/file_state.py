@@ -2,7 +2,8 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """stale_files: the wanted files a find result shows out of date; probe_checksums: one file's checksum on each
-host as its probe found it (docs: stale_files.yml, probe_checksums.yml)."""
+host as its probe found it; stale_sysctls and sysctl_proc_paths: the sysctls ansible.posix.sysctl would change,
+from one host_probe read (docs: stale_files.yml, probe_checksums.yml, stale_sysctls.yml, sysctl_proc_paths.yml)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -13,6 +14,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state 
     FileStateError,
     probed_checksums,
     stale_entries,
+    stale_sysctls as _stale_sysctls,
+    sysctl_proc_path,
 )
 
 
@@ -32,8 +35,26 @@ def probe_checksums(hostvars, hosts, probe_var, path):
         raise AnsibleFilterError("probe_checksums: %s" % exc)
 
 
+def stale_sysctls(wanted, contents, sysctl_file, live):
+    """The sysctls of wanted that ansible.posix.sysctl would change."""
+    try:
+        return _stale_sysctls(wanted, contents, sysctl_file, bool(live))
+    except FileStateError as exc:
+        raise AnsibleFilterError("stale_sysctls: %s" % exc)
+
+
+def sysctl_proc_paths(keys):
+    """The /proc/sys path of each sysctl key."""
+    if isinstance(keys, dict):
+        keys = list(keys)
+    if not isinstance(keys, (list, tuple)):
+        raise AnsibleFilterError("sysctl_proc_paths: expected a list of keys, not %r" % (keys,))
+    return [sysctl_proc_path(key) for key in keys]
+
+
 class FilterModule(object):
     """Ansible filters over a find result."""
 
     def filters(self):
-        return {"stale_files": stale_files, "probe_checksums": probe_checksums}
+        return {"stale_files": stale_files, "probe_checksums": probe_checksums, "stale_sysctls": stale_sysctls,
+                "sysctl_proc_paths": sysctl_proc_paths}

@@ -141,3 +141,69 @@ def probed_checksums(hostvars, hosts, probe_var, path):
         entry = index_found(dict(probe)).get(path.rstrip("/") or "/") or {}
         sums.append(entry.get("checksum") or "missing")
     return sums
+
+
+# What ansible.module_utils.parsing.convert_bool reads as true and false
+# (ansible.posix.sysctl writes such a value as 1 or 0).
+_SYSCTL_TRUE = ("y", "yes", "on", "1", "true", "t")
+_SYSCTL_FALSE = ("n", "no", "off", "0", "false", "f")
+
+
+def _sysctl_value(value):
+    """A value as ansible.posix.sysctl compares it (the role gives it as text)."""
+    text = str(value)
+    if text.lower() in _SYSCTL_TRUE:
+        return "1"
+    if text.lower() in _SYSCTL_FALSE:
+        return "0"
+    return text.strip()
+
+
+def sysctl_proc_path(key):
+    """Where /proc/sys shows a sysctl key (net.core.rmem_max: /proc/sys/net/core/rmem_max)."""
+    key = str(key).strip()
+    return "/proc/sys/" + (key.strip("/") if "/" in key else key.replace(".", "/"))
+
+
+def _decoded(contents, path):
+    data = contents.get(path)
+    if data is None:
+        return None
+    try:
+        return base64.b64decode(data, validate=True).decode("utf-8", "replace")
+    except (binascii.Error, TypeError, ValueError):
+        raise FileStateError("the content of %s is not base64: %s" % (path, shown(data)))
+
+
+def stale_sysctls(wanted, contents, sysctl_file, live):
+    """The sysctls ansible.posix.sysctl (state present) would change, from one host_probe read.
+
+    wanted: {key: value}. contents: host_probe's RV contents (base64) of the sysctl file and of
+    /proc/sys/<key> for each key (sysctl_proc_path); a file it lacks is missing. live: whether the
+    module also sets the running value (sysctl_set and reload). A key is stale when the file's last
+    line for it (key = value, # and ; comments skipped) is missing or has another value, or, when live,
+    when /proc/sys lacks it or holds another value (compared word by word, as the module does).
+    Returns [{"key", "value"}] in the order of wanted, the value as given.
+    """
+    if not isinstance(wanted, dict) or not isinstance(contents, dict):
+        raise FileStateError("expected the wanted sysctls and host_probe's contents (mappings), not %s and %s"
+                             % (shown(wanted), shown(contents)))
+    text = _decoded(contents, sysctl_file) or ""
+    in_file = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith(("#", ";")) or "=" not in line:
+            continue
+        key, value = line.split("=", 1)
+        in_file[key.strip()] = value.strip()
+    stale = []
+    for key, value in wanted.items():
+        want = _sysctl_value(value)
+        name = str(key).strip()
+        ok = in_file.get(name) == want
+        if ok and live:
+            running = _decoded(contents, sysctl_proc_path(name))
+            ok = running is not None and running.split() == want.split()
+        if not ok:
+            stale.append({"key": key, "value": value})
+    return stale

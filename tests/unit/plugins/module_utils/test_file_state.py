@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
 import hashlib
 
 import pytest
@@ -15,6 +16,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state 
     content_checksum,
     probed_checksums,
     stale_entries,
+    stale_sysctls,
+    sysctl_proc_path,
 )
 
 CONF = "ClusterName=lab\n"
@@ -96,3 +99,55 @@ def test_probed_checksums_one_per_host_missing_where_the_probe_lacks_it():
     assert probed_checksums(hostvars, ["ctl", "gpu01", "gpu02", "gpu03", "gpu04", "gone"], "__slurm_probe", key) == [
         "k1", "k1", "missing", "missing", "missing", "missing"]
     assert probed_checksums(hostvars, [], "__slurm_probe", key) == []
+
+
+def _b64(text):
+    return base64.b64encode(text.encode()).decode()
+
+
+SYSCTL_FILE = "/etc/sysctl.d/90-gpuops-nccl.conf"
+WANTED = {"net.core.rmem_max": 67108864, "net.ipv4.tcp_rmem": "4096 87380 67108864"}
+GOOD_FILE = "net.core.rmem_max=67108864\nnet.ipv4.tcp_rmem=4096 87380 67108864\n"
+LIVE = {"/proc/sys/net/core/rmem_max": "67108864\n", "/proc/sys/net/ipv4/tcp_rmem": "4096\t87380\t67108864\n"}
+
+
+def _contents(file_text, live=None):
+    out = {} if file_text is None else {SYSCTL_FILE: _b64(file_text)}
+    out.update(dict((path, _b64(text)) for path, text in (live or {}).items()))
+    return out
+
+
+@pytest.mark.parametrize("file_text, live_values, live, stale", [
+    (GOOD_FILE, LIVE, True, []),
+    (GOOD_FILE, {}, False, []),                       # a container: the file alone
+    (GOOD_FILE, {}, True, ["net.core.rmem_max", "net.ipv4.tcp_rmem"]),   # /proc/sys lacks them
+    (None, LIVE, True, ["net.core.rmem_max", "net.ipv4.tcp_rmem"]),      # no file
+    ("net.core.rmem_max = 67108864\n# net.ipv4.tcp_rmem=1\nnet.ipv4.tcp_rmem =4096 87380 67108864 \n", LIVE, True, []),
+    ("net.core.rmem_max=67108864\nnet.core.rmem_max=1\nnet.ipv4.tcp_rmem=4096 87380 67108864\n", LIVE, True,
+     ["net.core.rmem_max"]),                           # the last line counts
+    ("net.core.rmem_max=67108864\nnet.ipv4.tcp_rmem=4096  87380 67108864\n", LIVE, False,
+     ["net.ipv4.tcp_rmem"]),                           # the file compares as text
+    (GOOD_FILE, dict(LIVE, **{"/proc/sys/net/core/rmem_max": "212992\n"}), True, ["net.core.rmem_max"]),
+    (GOOD_FILE, dict(LIVE, **{"/proc/sys/net/core/rmem_max": "212992\n"}), False, []),
+])
+def test_stale_sysctls(file_text, live_values, live, stale):
+    found = stale_sysctls(WANTED, _contents(file_text, live_values), SYSCTL_FILE, live)
+    assert [item["key"] for item in found] == stale
+    for item in found:
+        assert item["value"] == WANTED[item["key"]]
+
+
+def test_sysctl_values_read_as_the_module_reads_them():
+    contents = _contents("kernel.x=1\nkernel.y=0\n")
+    assert stale_sysctls({"kernel.x": "yes", "kernel.y": False}, contents, SYSCTL_FILE, False) == []
+    assert sysctl_proc_path("net.core.rmem_max") == "/proc/sys/net/core/rmem_max"
+    assert sysctl_proc_path("net/ipv4/conf/eth0.100/rp_filter") == "/proc/sys/net/ipv4/conf/eth0.100/rp_filter"
+
+
+@pytest.mark.parametrize("args, message", [
+    (([], {}, SYSCTL_FILE, False), "expected the wanted sysctls"),
+    (({"a.b": 1}, {SYSCTL_FILE: "%%%"}, SYSCTL_FILE, False), "is not base64"),
+])
+def test_stale_sysctls_refuses_garbage(args, message):
+    with pytest.raises(FileStateError, match=message):
+        stale_sysctls(*args)
