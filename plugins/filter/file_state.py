@@ -9,9 +9,13 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import binascii
+
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
+    line_kept,
     probed_checksums,
     stale_entries,
     stale_sysctls as _stale_sysctls,
@@ -52,9 +56,23 @@ def sysctl_proc_paths(keys):
     return [sysctl_proc_path(key) for key in keys]
 
 
+def lineinfile_kept(contents, path, regexp, line):
+    """Whether lineinfile (regexp and line) would leave the file host_probe read (contents, base64) as it is."""
+    if not isinstance(contents, dict):
+        raise AnsibleFilterError("lineinfile_kept: expected host_probe's contents (a mapping), not %r" % (contents,))
+    try:
+        data = contents.get(path)
+        text = None if data is None else base64.b64decode(data, validate=True).decode("utf-8", "surrogateescape")
+        return line_kept(text, regexp, line)
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise AnsibleFilterError("lineinfile_kept: the content of %s is not base64: %s" % (path, exc))
+    except FileStateError as exc:
+        raise AnsibleFilterError("lineinfile_kept: %s" % exc)
+
+
 class FilterModule(object):
     """Ansible filters over a find result."""
 
     def filters(self):
         return {"stale_files": stale_files, "probe_checksums": probe_checksums, "stale_sysctls": stale_sysctls,
-                "sysctl_proc_paths": sysctl_proc_paths}
+                "sysctl_proc_paths": sysctl_proc_paths, "lineinfile_kept": lineinfile_kept}

@@ -207,3 +207,41 @@ def stale_sysctls(wanted, contents, sysctl_file, live):
         if not ok:
             stale.append({"key": key, "value": value})
     return stale
+
+
+def _read_lines(text):
+    """The lines as Python's readlines() gives them from the file's bytes (split after each \\n only)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def line_kept(text, regexp, line):
+    """Whether ansible.builtin.lineinfile (state present, regexp and line, no insertafter, insertbefore,
+    backrefs or firstmatch) would leave this file's content as it is.
+
+    text: the file's content, or None when the file does not exist (the module then creates it).
+    The last line the regexp finds (re.search) must be the line with its newline; with no line found
+    so, the last line equal to the line (ignoring its line end) must be; with neither, the module adds it.
+    """
+    if text is None:
+        return False
+    if not isinstance(text, str) or not isinstance(regexp, str) or not isinstance(line, str):
+        raise FileStateError("expected the file's text, a regexp and a line, not %s, %s and %s"
+                             % (shown(text), shown(regexp), shown(line)))
+    try:
+        pattern = re.compile(regexp)
+    except re.error as exc:
+        raise FileStateError("the regexp %s does not compile: %s" % (shown(regexp), exc))
+    lines = _read_lines(text)
+    index = -1
+    for number, current in enumerate(lines):
+        if pattern.search(current):
+            index = number
+    if index == -1:
+        for number, current in enumerate(lines):
+            if current.rstrip("\r\n") == line:
+                index = number
+    return index != -1 and lines[index] == line + "\n"

@@ -1,20 +1,23 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""stale_sysctls against ansible.posix.sysctl itself: on each file and running value below, the filter names a
-key exactly when the module (in check mode) would report a change for it."""
+"""stale_sysctls against ansible.posix.sysctl itself, and lineinfile_kept against ansible.builtin.lineinfile: on
+each file below, the filter says a change is due exactly when the module (in check mode) would report one."""
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 import base64
+import json
 
 import pytest
 
 from ansible.errors import AnsibleFilterError
+from ansible.module_utils.testing import patch_module_args
+from ansible.modules import lineinfile
 from ansible_collections.ansible.posix.plugins.modules import sysctl as posix_sysctl
-from ansible_collections.gpuops.cluster.plugins.filter.file_state import stale_sysctls, sysctl_proc_paths
+from ansible_collections.gpuops.cluster.plugins.filter.file_state import lineinfile_kept, stale_sysctls, sysctl_proc_paths
 
 
 class _CheckModule(object):
@@ -84,3 +87,44 @@ def test_garbage_is_a_filter_error():
         stale_sysctls([], {}, "/etc/sysctl.conf", True)
     with pytest.raises(AnsibleFilterError, match="sysctl_proc_paths: expected a list"):
         sysctl_proc_paths("net.core.rmem_max")
+
+
+REGEXP = r"^\s*include\s+/etc/slurm/plugstack\.conf\.d/\*"
+LINE = "include /etc/slurm/plugstack.conf.d/*.conf"
+
+
+@pytest.mark.parametrize("text", [
+    None,
+    "",
+    LINE + "\n",
+    LINE,                                          # no newline at the end: the module adds one
+    LINE + "\r\n",
+    "required /usr/lib/x.so\n" + LINE + "\n",
+    "  include /etc/slurm/plugstack.conf.d/*\n",    # the regexp finds another form: replaced
+    LINE + "\ninclude /etc/slurm/plugstack.conf.d/*.spank\n",   # the last one found counts
+    "include /etc/slurm/plugstack.conf.d/*.spank\n" + LINE + "\n",
+    "# " + LINE + "\n",                            # a comment: neither found nor equal
+    "include /other/plugstack.conf.d/*.conf\n",
+    "a\rb\n" + LINE + "\n",
+])
+def test_lineinfile_kept_agrees_with_lineinfile(tmp_path, capsys, text):
+    path = tmp_path / "plugstack.conf"
+    if text is not None:
+        path.write_bytes(text.encode())
+    with patch_module_args({"path": str(path), "regexp": REGEXP, "line": LINE, "create": True,
+                            "_ansible_check_mode": True}):
+        with pytest.raises(SystemExit):
+            lineinfile.main()
+    result = json.loads(capsys.readouterr().out)
+    assert not result.get("failed"), result
+    contents = {} if text is None else {str(path): _b64(text)}
+    assert lineinfile_kept(contents, str(path), REGEXP, LINE) is (not result["changed"])
+
+
+def test_lineinfile_kept_garbage_is_a_filter_error():
+    with pytest.raises(AnsibleFilterError, match="not base64"):
+        lineinfile_kept({"/f": "%%%"}, "/f", "x", "x")
+    with pytest.raises(AnsibleFilterError, match="does not compile"):
+        lineinfile_kept({"/f": _b64("x")}, "/f", "(", "x")
+    with pytest.raises(AnsibleFilterError, match="expected host_probe's contents"):
+        lineinfile_kept([], "/f", "x", "x")
