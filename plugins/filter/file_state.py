@@ -9,13 +9,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import base64
-import binascii
-
 from ansible.errors import AnsibleFilterError
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import (
     FileStateError,
     line_kept,
+    probe_text,
     probed_checksums,
     stale_entries,
     stale_sysctls as _stale_sysctls,
@@ -58,14 +56,8 @@ def sysctl_proc_paths(keys):
 
 def lineinfile_kept(contents, path, regexp, line):
     """Whether lineinfile (regexp and line) would leave the file host_probe read (contents, base64) as it is."""
-    if not isinstance(contents, dict):
-        raise AnsibleFilterError("lineinfile_kept: expected host_probe's contents (a mapping), not %r" % (contents,))
     try:
-        data = contents.get(path)
-        text = None if data is None else base64.b64decode(data, validate=True).decode("utf-8", "surrogateescape")
-        return line_kept(text, regexp, line)
-    except (binascii.Error, TypeError, ValueError) as exc:
-        raise AnsibleFilterError("lineinfile_kept: the content of %s is not base64: %s" % (path, exc))
+        return line_kept(probe_text(contents, path), regexp, line)
     except FileStateError as exc:
         raise AnsibleFilterError("lineinfile_kept: %s" % exc)
 

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import FileStateError, probe_text
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
 from ansible_collections.gpuops.cluster.plugins.module_utils.site._shared_storage import (
     MountTodoError,
@@ -77,11 +78,13 @@ def shared_storage_server_not_started(host, reason, exports_file, service):
     return server_not_started(host, reason, exports_file, service)
 
 
-def shared_storage_client_todo(mounts, fstab_text, mounts_text, kernel):
-    """The mounts ansible.posix.mount would change and the mount points nothing is mounted on."""
+def shared_storage_client_todo(mounts, contents, kernel):
+    """The mounts ansible.posix.mount would change and the mount points nothing is mounted on, from host_probe's
+    contents of /etc/fstab and /proc/self/mounts."""
     try:
-        return client_todo(mounts, fstab_text, mounts_text, bool(kernel))
-    except MountTodoError as exc:
+        return client_todo(mounts, probe_text(contents, "/etc/fstab") or "", probe_text(contents, "/proc/self/mounts") or "",
+                           bool(kernel))
+    except (MountTodoError, FileStateError) as exc:
         raise AnsibleFilterError("shared_storage_client_todo: %s" % exc)
 
 

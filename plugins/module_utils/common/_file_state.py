@@ -165,12 +165,15 @@ def sysctl_proc_path(key):
     return "/proc/sys/" + (key.strip("/") if "/" in key else key.replace(".", "/"))
 
 
-def _decoded(contents, path):
+def probe_text(contents, path):
+    """The text of path in host_probe's RV contents (base64), or None when the probe found no such file."""
+    if not isinstance(contents, dict):
+        raise FileStateError("expected host_probe's contents (a mapping), not %s" % shown(contents))
     data = contents.get(path)
     if data is None:
         return None
     try:
-        return base64.b64decode(data, validate=True).decode("utf-8", "replace")
+        return base64.b64decode(data, validate=True).decode("utf-8", "surrogateescape")
     except (binascii.Error, TypeError, ValueError):
         raise FileStateError("the content of %s is not base64: %s" % (path, shown(data)))
 
@@ -188,7 +191,7 @@ def stale_sysctls(wanted, contents, sysctl_file, live):
     if not isinstance(wanted, dict) or not isinstance(contents, dict):
         raise FileStateError("expected the wanted sysctls and host_probe's contents (mappings), not %s and %s"
                              % (shown(wanted), shown(contents)))
-    text = _decoded(contents, sysctl_file) or ""
+    text = probe_text(contents, sysctl_file) or ""
     in_file = {}
     for line in text.splitlines():
         line = line.strip()
@@ -202,7 +205,7 @@ def stale_sysctls(wanted, contents, sysctl_file, live):
         name = str(key).strip()
         ok = in_file.get(name) == want
         if ok and live:
-            running = _decoded(contents, sysctl_proc_path(name))
+            running = probe_text(contents, sysctl_proc_path(name))
             ok = running is not None and running.split() == want.split()
         if not ok:
             stale.append({"key": key, "value": value})

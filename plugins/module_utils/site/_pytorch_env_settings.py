@@ -2,8 +2,8 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The pytorch_env role's settings as data: what is wrong with them (one message per problem, each naming the
-pytorch_env_ variable, its value and the fix; never raises), the PIP_* environment pip runs with, and the
-directories the role makes."""
+pytorch_env_ variable, its value and the fix; never raises), the PIP_* environment pip runs with, the
+directories the role makes, and what an environment holds and lacks from one host_probe (venv_state)."""
 
 from __future__ import absolute_import, division, print_function
 

@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+
 import pytest
 
 from ansible.errors import AnsibleFilterError
@@ -95,11 +97,15 @@ def test_client_todo_agrees_with_the_mount_modules_own_fstab_step(tmp_path, moun
             "dump": "0", "passno": "0", "fstab": str(path)}
     changed = posix_mount._set_mount_save_old(_CheckModule(), args)[2]  # pylint: disable=protected-access
     # state present (kernel false): only the fstab step decides
-    todo = shared_storage_client_todo([mount], fstab, "", False)["mounts"]
+    todo = shared_storage_client_todo([mount], {"/etc/fstab": base64.b64encode(fstab.encode()).decode()}, False)["mounts"]
     assert (todo == [mount]) is changed
     assert path.read_text() == fstab
 
 
 def test_client_todo_garbage_is_a_filter_error():
-    with pytest.raises(AnsibleFilterError, match="shared_storage_client_todo: expected the fstab text"):
-        shared_storage_client_todo([MOUNT], None, "", True)
+    with pytest.raises(AnsibleFilterError, match="shared_storage_client_todo: the content of /etc/fstab is not base64"):
+        shared_storage_client_todo([MOUNT], {"/etc/fstab": "%%%"}, True)
+    with pytest.raises(AnsibleFilterError, match="shared_storage_client_todo: expected host_probe's contents"):
+        shared_storage_client_todo([MOUNT], None, True)
+    with pytest.raises(AnsibleFilterError, match="shared_storage_client_todo: expected the host's mounts"):
+        shared_storage_client_todo("x", {}, True)
