@@ -108,8 +108,10 @@ units: venv
 	tools/ansible-test.sh units
 
 # Two workers (pytest-xdist): each test runs ansible-playbook in its own tmp_path.
+# machine_facts (tests/pytest_plugins): this machine's facts gathered once per worker
+# and read through a fact cache, instead of once per host of every test.
 pytest: venv
-	$(BIN)/pytest -q -n 2 tests/preflight tests/roles
+	PYTHONPATH=tests/pytest_plugins $(BIN)/pytest -q -n 2 -p machine_facts tests/preflight tests/roles
 
 # The alert rules (module_utils/monitoring/_alert_rules.py with the prometheus role's
 # defaults) through promtool check rules and the unit tests in tests/promtool;

@@ -105,11 +105,12 @@ clean_molecule
 # One part, timed, its line appended to parts.tsv. Run in the background
 # and waited for, so that a signal reaches the trap at once.
 run_part() {  # name make-target...
-  local name=$1 start rc=0
+  local name=$1 start rc=0 nice_cmd=()
   shift
+  [ -z "${PART_NICE:-}" ] || nice_cmd=(nice -n "$PART_NICE")
   start=$(date +%s)
   log "part $name: start"
-  "$MAKE_CMD" --no-print-directory "$@" &
+  "${nice_cmd[@]}" "$MAKE_CMD" --no-print-directory "$@" &
   wait $! || rc=$?
   printf '%s\t%s\t%s\n' "$name" "$(( $(date +%s) - start ))" "$rc" >>"$REPORT/parts.tsv"
   log "part $name: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (rc $rc)") in $(( $(date +%s) - start )) s"
@@ -189,6 +190,13 @@ if [ "$failed" -eq 0 ] && has molecule; then
   ) &
   molecule_pid=$!
 fi
+# Beside the Molecule lanes, the other parts run at a lower priority
+# (TEST_OTHERS_NICE, default 5): the lanes (and on a fresh machine the image
+# and Slurm builds they wait for) are the run's critical path, and the other
+# parts, far shorter, fill the moments the lanes wait on their clusters
+# instead of slowing the lanes while both cores are busy.
+others_nice=""
+if has molecule; then others_nice=${TEST_OTHERS_NICE:-5}; fi
 if [ "$failed" -eq 0 ]; then
   for part in "${others[@]}"; do
     target=$part
@@ -196,7 +204,7 @@ if [ "$failed" -eq 0 ]; then
     if [ "$part" = dist-test ] && ! images_ready; then
       log "part dist-test: not started, the images part failed"; failed=1; break
     fi
-    run_part "$part" "$target" || { failed=1; break; }
+    PART_NICE=$others_nice run_part "$part" "$target" || { failed=1; break; }
   done
 fi
 if [ -n "$molecule_pid" ]; then

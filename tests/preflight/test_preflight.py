@@ -171,6 +171,7 @@ def test_preflight_rejects(tmp_path, inventory, expected):
     assert expected in _flat(out), out
 
 
+@pytest.mark.gathered_facts
 @pytest.mark.parametrize("playbook", ["site.yml", "add_node.yml"])
 def test_the_first_play_of_site_yml_stops_a_bad_inventory(tmp_path, playbook):
     # The first play has no facts and no OS data: its checks must not need them.
