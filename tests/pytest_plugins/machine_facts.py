@@ -11,6 +11,7 @@ A test marked ``gathered_facts`` runs with no facts at all at its start, as a fi
 cache does: the tests of what a play does before any fact is gathered.
 """
 
+import ast
 import json
 import os
 import pathlib
@@ -18,6 +19,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -39,6 +41,12 @@ def machine_facts_file(tmp_path_factory):
     result = tree / "localhost"
     assert proc.returncode == 0 and result.exists(), proc.stdout + proc.stderr
     facts = json.loads(result.read_text())["ansible_facts"]
+    # Ansible falls back to its memory cache, with only a warning, when a cache plugin does not
+    # load (its DOCUMENTATION must parse): the tests would pass, gathering again, unnoticed.
+    plugin = REPO / "tests" / "cache_plugins" / "gpuops_machine_facts.py"
+    doc = ast.literal_eval(next(node.value for node in ast.parse(plugin.read_text()).body
+                                if isinstance(node, ast.Assign) and node.targets[0].id == "DOCUMENTATION"))
+    assert yaml.safe_load(doc)["name"] == "gpuops_machine_facts", doc
     # What gathering records (smart gathering then skips a play's own).
     facts["_ansible_facts_gathered"] = True
     seed = tree / "facts.json"
