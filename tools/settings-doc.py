@@ -105,6 +105,13 @@ given; `slurm_real_memory_group_pct: 0` groups only equal values.
 
 `site.yml` sets `slurm_accounting: true` when the inventory does not set it; a play of your own that
 uses the roles keeps the role default (false).
+
+**Partial inventories (AWX job slicing).** `gpuops_slice_hosts` (group_vars/all; default none): the
+hosts an inventory that holds part of the cluster may lack and the run needs (the controllers, the
+slurmdbd host, the NFS and monitoring hosts), each `name: {groups: [...], vars: {...}}` with its
+connection variables. The first play of each playbook `site.yml` runs adds the ones this inventory
+lacks, read by delegation and never converged; a bad entry stops the run naming it
+([operations.md](operations.md#a-fleet-where-some-node-is-always-down)).
 """
 
 # How each role is used: the hosts of a short example play, the playbook of

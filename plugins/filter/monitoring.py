@@ -15,14 +15,18 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import
 def _guard(name, function, *args):
     try:
         return function(*args)
+    except _monitoring.MonitoringError as exc:
+        raise AnsibleFilterError("%s: %s" % (name, clip(str(exc), 300)))
     except (AttributeError, KeyError, TypeError, ValueError, OverflowError, RecursionError) as exc:
         raise AnsibleFilterError("%s: unexpected input (%s: %s)" % (name, type(exc).__name__, clip(str(exc), 200)))
 
 
-def monitoring_targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False):
-    """The scrape targets of every job, from each host's few values (once per play), and the hosts without an address."""
+def monitoring_targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False, running=None,
+                       inventory=None, remove=None):
+    """The scrape targets of every job, from each host's few values (once per play), and the hosts without an address;
+    with the running prometheus.yml, its targets of hosts this inventory does not hold (kept)."""
     return _guard("monitoring_targets", _monitoring.targets, hostvars, list(hosts or []), list(gpu_hosts or []),
-                  list(slurm_hosts or []), list(monitoring_hosts or []), bool(by_name))
+                  list(slurm_hosts or []), list(monitoring_hosts or []), bool(by_name), running, inventory, remove)
 
 
 def monitoring_prometheus_config(plan, settings):

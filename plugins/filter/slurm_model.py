@@ -19,7 +19,7 @@ import binascii
 from ansible.errors import AnsibleFilterError
 from ansible.module_utils.common.collections import is_sequence
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_values import plain_data
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources import running_files
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources import config_drift, running_files
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import (
     FACT_KEYS,
     NODE_VARS,
@@ -156,6 +156,11 @@ def slurm_running_files(slurped, probe_contents, config_dir, names):
     return running_files(plain_data(slurped), plain_data(probe_contents), config_dir, plain_data(names))
 
 
+def slurm_config_drift(new, running, names):
+    """[message] for each file whose new text differs from the one the controller runs with."""
+    return config_drift(plain_data(new), plain_data(running), plain_data(names))
+
+
 class FilterModule(object):
     """Slurm cluster model filters."""
 
@@ -171,4 +176,5 @@ class FilterModule(object):
             "slurm_rejected_reason": slurm_rejected_reason,
             "slurm_host_files": slurm_host_files,
             "slurm_running_files": slurm_running_files,
+            "slurm_config_drift": slurm_config_drift,
         }

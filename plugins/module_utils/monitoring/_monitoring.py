@@ -9,6 +9,12 @@ address (``gpuops_monitoring_address``, else the address of its default
 route) and labelled with its inventory name (``instance``) and its Slurm
 node name (``node``, the collection's one rule), so alerts and dashboards
 join Prometheus series with what Slurm says about the node.
+
+A host the running prometheus.yml scrapes and this run's inventory does not
+hold at all (an AWX slice, a --limit inventory, an inventory mistake) stays a
+target as the running file has it (``kept_targets``): a host leaves
+prometheus.yml only when the inventory says so, or when prometheus_remove_hosts
+(or slurm_remove_nodes) names it.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -17,6 +23,11 @@ __metaclass__ = type
 
 import ipaddress
 import re
+
+try:
+    import yaml
+except ImportError:  # pragma: no cover - PyYAML comes with ansible-core on the controller
+    yaml = None
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import node_name
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
@@ -68,11 +79,18 @@ def _hostport(address, port):
     return "[%s]:%d" % (address, port) if ":" in address else "%s:%d" % (address, port)
 
 
-def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False):
-    """{"targets": {job: [target]}, "errors": [...], "by_name": [...]} for the scrape jobs node (every
+def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False, running=None, inventory=None,
+            remove=None):
+    """{"targets": {job: [target]}, "errors": [...], "by_name": [...], "kept": [...]} for the scrape jobs node (every
     host), gpu, slurm and the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered
     facts show no GPU is not a gpu target (the role installs no GPU exporter there). by_name: see
-    host_target; the hosts scraped by name are listed."""
+    host_target; the hosts scraped by name are listed.
+
+    running: the text of the running prometheus.yml; inventory: every host of this run's inventory (groups['all'];
+    None: the hosts given); remove: inventory or Slurm node names that leave prometheus.yml on purpose. The targets
+    of the running file that kept_targets keeps join their jobs (each in its place in the running file, so a slice
+    writes what the whole inventory would) and "kept" names their hosts.
+    """
     seen, errors, named = {}, [], []
     for host in list(hosts) + list(monitoring_hosts):
         if host not in seen:
@@ -87,7 +105,127 @@ def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=F
         for host in members:
             if host in seen and not seen[host].get("error") and not (job == "gpu" and seen[host]["gpus"] is False):
                 out[job].append(dict((key, seen[host][key]) for key in ("host", "node", "address")))
-    return {"targets": out, "errors": errors, "by_name": named}
+    if inventory is None:
+        inventory = list(hosts) + list(gpu_hosts) + list(slurm_hosts) + list(monitoring_hosts)
+    found = running_targets(running)
+    kept = _kept(found, inventory, remove)
+    # A node the inventory holds under another name (renamed, same Slurm node name) is not scraped twice.
+    own_nodes = set(target["node"] for members in out.values() for target in members)
+    kept_hosts = set()
+    for job in JOBS:
+        extra = [target for target in kept[job] if target["node"] not in own_nodes]
+        kept_hosts.update(target["host"] for target in extra)
+        out[job] = _in_running_order(out[job], extra, found[job])
+    return {"targets": out, "errors": errors, "by_name": named, "kept": sorted(kept_hosts)}
+
+
+def _in_running_order(own, kept, running):
+    """own (in inventory order) and kept (in the running file's order) as one list: each kept target before the
+    first target of own that comes after it in the running file. A slice whose own hosts keep the whole inventory's
+    order gives back the running file's order, so it writes what a run of the whole inventory writes."""
+    if not kept:
+        return own
+    place = dict((target["host"], index) for index, target in enumerate(running))
+    out, next_kept = [], 0
+    for target in own:
+        at = place.get(target["host"])
+        while next_kept < len(kept) and at is not None and place[kept[next_kept]["host"]] < at:
+            out.append(kept[next_kept])
+            next_kept += 1
+        out.append(target)
+    return out + kept[next_kept:]
+
+
+# A scrape target as prometheus_config writes it: name or IPv4 address and port, or [IPv6 address] and port.
+_TARGET_RE = re.compile(r"(?:\[([0-9A-Fa-f:.]{2,45})\]|([A-Za-z0-9._-]{1,253})):([0-9]{1,5})\Z")
+_LABEL_LIMIT = 253
+# The targets of one static config looked at (prometheus_config writes one).
+_TARGETS_READ = 8
+
+
+def _label(value):
+    ok = isinstance(value, str) and 0 < len(value) <= _LABEL_LIMIT and value.isprintable() and value.strip() == value
+    return value if ok else None
+
+
+def _target_address(text):
+    """The address of a target "addr:port" or "[v6]:port", or None for anything else."""
+    match = _TARGET_RE.match(text) if isinstance(text, str) else None
+    if not match or not 0 < int(match.group(3)) <= 65535:
+        return None
+    if match.group(1) is not None:
+        address = _address(match.group(1))
+        return address if address and ":" in address else None
+    return match.group(2)
+
+
+def running_targets(text):
+    """{job: [target]} of the jobs in JOBS of a prometheus.yml's text, in the file's order.
+
+    A target is a static config with an instance label and a target "addr:port" or "[v6]:port"; its node is its
+    node label (without one: the instance's Slurm name by the collection's rule). The first of each instance in
+    each job counts. Text that is missing, not YAML or not of prometheus.yml's shape gives nothing; a static
+    config of another shape is passed over (never raises). Each job and static config is read once, even when
+    YAML aliases repeat it.
+    """
+    found = dict((job, []) for job in JOBS)
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text).decode("utf-8", "replace")
+    if not isinstance(text, str) or not text.strip() or yaml is None:
+        return found
+    # Exactly str: libyaml refuses a subclass (Ansible's templated text is one).
+    text = str.__str__(text)
+    try:
+        config = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # nosec B506 - a safe loader
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError):
+        return found
+    jobs = config.get("scrape_configs") if isinstance(config, dict) else None
+    hosts, read = dict((job, set()) for job in JOBS), set()
+    for job in jobs if isinstance(jobs, list) else []:
+        name = job.get("job_name") if isinstance(job, dict) else None
+        if not isinstance(name, str) or name not in found or id(job) in read:
+            continue
+        read.add(id(job))
+        groups = job.get("static_configs")
+        for group in groups if isinstance(groups, list) else []:
+            if not isinstance(group, dict) or id(group) in read or not isinstance(group.get("labels"), dict) \
+                    or not isinstance(group.get("targets"), list):
+                continue
+            read.add(id(group))
+            host = _label(group["labels"].get("instance"))
+            node = _label(group["labels"].get("node")) if "node" in group["labels"] else host and node_name(host)
+            addresses = [_target_address(target) for target in group["targets"][:_TARGETS_READ]]
+            addresses = [address for address in addresses if address]
+            if host and node and addresses and host not in hosts[name]:
+                hosts[name].add(host)
+                found[name].append({"host": host, "node": node, "address": addresses[0]})
+    return found
+
+
+def kept_targets(running, inventory, remove=None):
+    """{job: [target]} ({host, node, address}, as targets gives them) of the jobs in JOBS of the running
+    prometheus.yml whose instance is a host the inventory does not hold, unless remove names the host or its
+    Slurm node name; each job in the running file's order.
+
+    running: the running prometheus.yml's text (None, empty or garbage: nothing is kept); inventory: every host
+    of this run's inventory (groups['all']); remove: a list of host or Slurm node names (prometheus_remove_hosts
+    and slurm_remove_nodes). Raises MonitoringError for an inventory or remove list of another type.
+    """
+    return _kept(running_targets(running), inventory, remove)
+
+
+def _kept(found, inventory, remove):
+    if isinstance(inventory, (str, bytes, dict)) or not isinstance(inventory, (list, tuple, set, frozenset)):
+        raise MonitoringError("the inventory must be a list of host names (groups['all']), not %s" % shown(inventory))
+    if remove is None:
+        remove = []
+    if not isinstance(remove, (list, tuple)) or not all(isinstance(name, str) for name in remove):
+        raise MonitoringError("prometheus_remove_hosts (with slurm_remove_nodes) must be a list of host or Slurm node "
+                              "names, not %s" % shown(remove))
+    held = set(name for name in inventory if isinstance(name, str))
+    gone = set(remove)
+    return dict((job, [target for target in found[job] if target["host"] not in held
+                       and target["host"] not in gone and target["node"] not in gone]) for job in JOBS)
 
 
 def prometheus_config(plan, settings):
@@ -148,6 +286,8 @@ _SHAPES = (
      "a list of Prometheus scrape configs (mappings with a job_name)"),
     ("route", "prometheus_alertmanager_route", dict, "a mapping of Alertmanager route settings (repeat_interval: 4h)"),
     ("inhibit_rules", "prometheus_alertmanager_inhibit_rules", list, "a list of Alertmanager inhibit rules"),
+    ("remove_hosts", "prometheus_remove_hosts", list,
+     "a list of inventory host or Slurm node names to take out of prometheus.yml ([gpu17])"),
 )
 
 
@@ -197,6 +337,11 @@ def settings_errors(settings):
         if not isinstance(config, dict) or not isinstance(config.get("job_name"), str) or not config["job_name"]:
             errors.append("prometheus_extra_scrape_configs[%d]: give a mapping with a job_name (and its "
                           "static_configs), not %s" % (index, shown(config)))
+    remove = settings.get("remove_hosts")
+    for index, name in enumerate(remove if isinstance(remove, list) else []):
+        if not isinstance(name, str) or not name:
+            errors.append("prometheus_remove_hosts[%d]: %s is not a host name: give an inventory host or Slurm node "
+                          "name (gpu17)" % (index, shown(name)))
     errors.extend(_receiver_errors(settings.get("receivers")))
     return errors
 

@@ -259,3 +259,38 @@ def running_files(slurped, probe_contents, config_dir, names):
             except (ValueError, TypeError, binascii.Error):
                 texts[name] = ""
     return texts
+
+
+def config_drift(new, running, names):
+    """[message] for each of names whose new text differs from the one the controller runs with.
+
+    For a run without a controller (a --limit, an AWX slice): the files it
+    writes on the nodes must be the ones slurmctld runs with, or the nodes
+    would run a configuration the controller never got. new and running:
+    {name: text} (a name missing or None is ""). Each message names the file
+    and its first line that differs, both versions cut short.
+    """
+    new = new if isinstance(new, dict) else {}
+    running = running if isinstance(running, dict) else {}
+    drift = []
+    for name in names if isinstance(names, list) else []:
+        if not isinstance(name, str):
+            continue
+        theirs = running.get(name) if isinstance(running.get(name), str) else ""
+        ours = new.get(name) if isinstance(new.get(name), str) else ""
+        if theirs == ours:
+            continue
+        if not theirs:
+            drift.append("%s: the controller runs without one, this run would write %d lines" % (name, len(ours.splitlines())))
+            continue
+        if not ours:
+            drift.append("%s: the controller runs with one (%d lines), this run would write none"
+                         % (name, len(theirs.splitlines())))
+            continue
+        old_lines, new_lines = theirs.splitlines(), ours.splitlines()
+        number = next((index for index, (old, line) in enumerate(zip(old_lines, new_lines)) if old != line),
+                      min(len(old_lines), len(new_lines)))
+        drift.append("%s line %d: the controller runs with %s, this run would write %s"
+                     % (name, number + 1, shown(old_lines[number] if number < len(old_lines) else "(end of file)", 120),
+                        shown(new_lines[number] if number < len(new_lines) else "(end of file)", 120)))
+    return drift

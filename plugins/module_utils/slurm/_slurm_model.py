@@ -574,7 +574,8 @@ def check_inventory(inventory, settings):
     dgroup = settings.get("dbd_group", "slurm_dbd")
     if not controllers:
         errors.append("No controller host: the inventory group %s (slurm_controller_group) is empty or missing. "
-                      "Add the host that runs slurmctld to it." % cgroup)
+                      "Add the host that runs slurmctld to it; an inventory that holds part of the cluster (an AWX job slice) "
+                      "names it in gpuops_slice_hosts instead." % cgroup)
     elif len(controllers) > 1 and not settings.get("state_save_location"):
         errors.append("The inventory group %s (slurm_controller_group) has %d hosts (%s): the first runs the primary "
                       "slurmctld and the others backups, which take over with the state the primary saved. "

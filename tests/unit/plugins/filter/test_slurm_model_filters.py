@@ -29,7 +29,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
 from ansible.module_utils.six.moves.collections_abc import Mapping
 
 FILTERS = FilterModule().filters()
-NAMES = ["slurm_bundle_handlers", "slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
+NAMES = ["slurm_bundle_handlers", "slurm_config_drift", "slurm_host_files", "slurm_inventory_errors", "slurm_log_errors", "slurm_model", "slurm_node_name",
          "slurm_rejected_reason", "slurm_restart_changes", "slurm_restart_plan", "slurm_running_files"]
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "fixtures"))
 
@@ -263,7 +263,8 @@ def test_slurm_inventory_errors_finds_them_all():
         LazyMapping(dict(SETTINGS, cluster_name="Lab", partitions=[{"name": "gpu", "options": {"maxtime": "1:00"}}])))
     assert errors == [
         "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. Add the "
-        "host that runs slurmctld to it.",
+        "host that runs slurmctld to it; an inventory that holds part of the cluster (an AWX job slice) names it in "
+        "gpuops_slice_hosts instead.",
         "The inventory group slurm_dbd (slurm_dbd_group) has 3 hosts (db1, db2, db3); Slurm runs one slurmdbd and at "
         "most one backup (DbdBackupHost). Keep one or two hosts in that group (the primary first), or none to run "
         "slurmdbd on the controller.",
@@ -457,6 +458,11 @@ def test_the_model_filter_passes_each_gpus_nvlink_fabric_to_the_topology():
     assert inventory["hosts"]["gpu01"]["gpu_fabric"] == [fabric, fabric]
     assert inventory["hosts"]["gpu01"]["vars"]["slurm_topology_block"] == "r1"
     assert "gpu_fabric" not in slurm_model_filters._inventory(hostvars, ["ctl"], ["gpu01"], [], with_facts=False)["hosts"]["gpu01"]
+
+
+def test_slurm_config_drift_names_the_first_line_that_differs():
+    assert FILTERS["slurm_config_drift"]({"slurm.conf": "A=1\nB=3\n"}, {"slurm.conf": "A=1\nB=2\n"}, ["slurm.conf"]) == [
+        "slurm.conf line 2: the controller runs with 'B=2', this run would write 'B=3'"]
 
 
 def test_slurm_running_files_decodes_the_slurped_files():

@@ -127,12 +127,27 @@ MONITORING = {
     "ports": {"node": 9100, "gpu": 9445, "slurm": 9446, "prometheus": 9090, "alertmanager": 9093},
     "receivers": [{"name": "default"}, {"name": "ops", "email_configs": [{"to": "ops@example.org"}]}],
     "route": {"repeat_interval": "4h"}, "inhibit_rules": [{"equal": ["node"]}],
+    "remove_hosts": ["gpu09", "gpu10.example.org"],
 }
 MONITORING_PLAN = {"targets": {"node": [{"host": "gpu01", "node": "gpu01", "address": "10.0.0.11"}],
                                "gpu": [{"host": "gpu01", "node": "gpu01", "address": "10.0.0.11"}], "slurm": [],
                                "prometheus": [{"host": "mon", "node": "mon", "address": "10.0.0.2"}],
                                "alertmanager": [{"host": "mon", "node": "mon", "address": "10.0.0.2"}]},
                    "errors": [], "by_name": []}
+# The running prometheus.yml (as a mapping: the plan reads its YAML text), this run's inventory and the removal list.
+MONITORING_KEPT = {"running": _monitoring.prometheus_config(dict(MONITORING_PLAN, targets=dict(
+    MONITORING_PLAN["targets"], slurm=[{"host": "ctl", "node": "ctl", "address": "fd00::1"}])), MONITORING),
+    "inventory": ["mon", "gpu02"], "remove": ["gpu09"]}
+
+
+def _yaml_text(data):
+    """data as YAML text, or None where PyYAML cannot write it (the plan then reads no running file)."""
+    try:
+        return yaml.safe_dump(data)
+    except (yaml.YAMLError, RecursionError, TypeError, ValueError):
+        return None
+
+
 SHARED_STORAGE = {
     "settings": {"mode": "nfs", "server_group": "storage", "server_address": "", "exports_file":
                  "/etc/exports.d/gpuops.exports", "check_user": "nobody", "export_options": ["rw", "sync"],
@@ -370,6 +385,10 @@ PLANS = [
      {"node": "gpu01", "mode": "interval", "time": "2026-11-24T10:00:00+0000", "status": "fail",
       "counts": {"pass": 8, "fail": 1, "not_run": 3}, "reason": "gpuops-health: xid: XID 79", "action": "drain",
       "why": "a check failed", "results": [{"check": "xid", "status": "fail"}]}, None, ALL),
+    ("monitoring kept_targets", lambda value: _monitoring.kept_targets(
+        _yaml_text(_parts(value, "running")[0]), *_parts(value, "inventory", "remove")), MONITORING_KEPT,
+     _monitoring.MonitoringError, (("running",), ("remove",))),
+    ("monitoring running_targets", _monitoring.running_targets, _yaml_text(MONITORING_KEPT["running"]), None, ALL),
     ("slurm restart_changes", lambda value: _slurm_model.restart_changes(value, NEW_RECORD, ["SlurmctldPort"]),
      {"settings": {"SlurmctldPort": 6818, "SlurmctldHost": ["ctl", "ctl2"]}, "nodes": ["gpu01:gpu:8:1:8"],
       "configless": True}, None, ALL),

@@ -301,7 +301,8 @@ NAME_TAIL = ", which Slurm and hostlists cannot carry: use letters, digits, _ an
 @pytest.mark.parametrize("change, expected", [
     pytest.param(lambda inv: inv.update(controllers=[]), [
         "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. "
-        "Add the host that runs slurmctld to it."], id="no-controller"),
+        "Add the host that runs slurmctld to it; an inventory that holds part of the cluster (an AWX job slice) "
+        "names it in gpuops_slice_hosts instead."], id="no-controller"),
     pytest.param(lambda inv: inv.update(controllers=["ctl", "ctl2"]), [
         "The inventory group slurm_controller (slurm_controller_group) has 2 hosts (ctl, ctl2): the first runs the "
         "primary slurmctld and the others backups, which take over with the state the primary saved. "
@@ -1501,7 +1502,8 @@ def test_an_empty_inventory_gives_errors_and_a_model():
     model = build_model({}, _settings(partitions=[]))
     assert model["errors"] == [
         "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. Add the "
-        "host that runs slurmctld to it."]
+        "host that runs slurmctld to it; an inventory that holds part of the cluster (an AWX job slice) names it in "
+        "gpuops_slice_hosts instead."]
     assert model["node_count"] == 0 and model["hosts"] == {}
 
 
