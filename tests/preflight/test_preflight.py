@@ -62,7 +62,7 @@ def test_valid_inventory_passes(tmp_path):
             _inventory(None, ["gpu01"]),
             "No controller host: the inventory group slurm_controller (slurm_controller_group) is empty or missing. "
             "Add the host that runs slurmctld to it; an inventory that holds part of the cluster (an AWX job slice) "
-        "names it in gpuops_slice_hosts instead.",
+            "names it in gpuops_slice_hosts instead.",
             id="no-controller",
         ),
         pytest.param(
