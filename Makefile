@@ -12,7 +12,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export GPUOPS_PRELOAD_MODULE_CACHE ?= $(CURDIR)/.build/ansiballz-cache
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack health safety maintenance topology day2 ha
 
-.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench scale scale-smoke clean
+.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench fleet scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -28,6 +28,7 @@ help:
 	@echo "make rules     the alert rules through promtool check rules and promtool test rules (tests/promtool)"
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     converge / re-run / --check of the Slurm part and site.yml against the shell-loop floor"
+	@echo "make fleet     site.yml first / re-run / --check / add_node over 4-32 nodes, projected to 1,000 (issue 44)"
 	@echo "make molecule-mitogen  every Molecule scenario under Mitogen's strategy"
 	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
 	@echo "make scale-smoke  the same for 8 and 64 nodes (make test's scale part)"
@@ -193,6 +194,12 @@ bench: venv images wheelhouse
 	$(BIN)/python bench/converge.py
 	$(BIN)/python bench/health_prolog.py
 	$(BIN)/python bench/exporter_scrape.py
+
+# FLEET_NODES="4 8 16 32", FLEET_VARIANTS="ssh" by default: site.yml's first
+# converge, re-run, --check and add_node per N, the projection to 1,000 nodes
+# (issue 44). Not part of make test.
+fleet: venv images wheelhouse
+	$(BIN)/python bench/fleet.py
 
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
 scale: venv

@@ -114,6 +114,8 @@ class CallbackModule(CallbackBase):
         doc = {
             "wall_s": round(time.monotonic() - self._t0, 3),
             "controller_cpu_s": round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 3),
+            # The main ansible-playbook process alone: the part that cannot use more cores.
+            "main_cpu_s": round(own.ru_utime + own.ru_stime, 3),
             "tasks": self._task_starts,
             "results": self._records,
         }
