@@ -17,11 +17,11 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._munge_key im
 )
 
 
-def munge_key_plan_filter(sums, given_sum, controllers, slurm_hosts, asked=None):
-    """The plan for this run's munge key (munge_key_plan)."""
+def munge_key_plan_filter(sums, given_sum, controllers, slurm_hosts, asked=None, kind="munge"):
+    """The plan for this run's munge key, or with kind="jwt" its JWT key (munge_key_plan)."""
     try:
         return munge_key_plan(given_sum, plain_data(sums), plain_data(controllers), plain_data(slurm_hosts),
-                              plain_data(asked) if asked is not None else None)
+                              plain_data(asked) if asked is not None else None, kind=kind)
     except MungeKeyError as exc:
         raise AnsibleFilterError("munge_key_plan: %s" % exc)
 

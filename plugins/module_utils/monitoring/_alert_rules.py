@@ -45,6 +45,8 @@ RULES = (
     ("slurmctld_down", "GpuopsSlurmctldDown", "slurm", "1m", "critical"),
     ("slurm_backup_in_control", "GpuopsSlurmBackupInControl", "slurm", "0s", "warning"),
     ("slurmdbd_down", "GpuopsSlurmdbdDown", "slurm", "2m", "warning"),
+    ("slurm_partition_nodes_down", "GpuopsSlurmPartitionNodesDown", "slurm", "2m", "warning"),
+    ("slurm_native_metrics_down", "GpuopsSlurmNativeMetricsDown", "slurm", "2m", "warning"),
     ("disk_almost_full", "GpuopsDiskAlmostFull", "storage", "10m", "warning"),
     ("shared_almost_full", "GpuopsSharedStorageAlmostFull", "storage", "10m", "critical"),
 )
@@ -206,6 +208,8 @@ def _exprs(s):
                    '    / node_filesystem_size_bytes{fstype!~"%s",mountpoint=%s})\n'
                    '  and node_filesystem_readonly == 0\n) < %s'
                    % (fs_skip, shared, fs_skip, shared, _num(s["shared_free_ratio"])))
+    # GPUs per node in Slurm: slurmctld's native series (Slurm 25.11 and later), else the Slurm exporter's.
+    slurm_gpus = '(max by (node) (slurm_node_gpus) or on (node) gpuops_slurm_node_gpus{kind="total"})'
     listed = ('{{ with printf "count(gpuops_gpu_info{node=%q})" $labels.node | query }}'
               '{{ . | first | value }}{{ else }}0{{ end }}')
     return {
@@ -236,13 +240,13 @@ def _exprs(s):
             "check{{ if $labels.reason }} (reason: {{ $labels.reason }}){{ end }}. It takes no new jobs until "
             "scontrol update nodename={{ $labels.node }} state=resume."),
         "exporter_down": (
-            'up{job!="node"} == 0',
+            'up{job!~"node|slurmctld"} == 0',
             "The {{ $labels.job }} target on {{ $labels.instance }} is down",
             "Prometheus cannot scrape the {{ $labels.job }} target on {{ $labels.instance }} (node {{ $labels.node }}): "
             "its metrics and the alerts that need them are missing."),
         "gpu_count_below_gres": (
-            'gpuops_slurm_node_gpus{kind="total"}\n  > on (node) group_left () count by (node) (gpuops_gpu_info)\n'
-            'or (\n  gpuops_slurm_node_gpus{kind="total"} > 0\n  and on (node) gpuops_gpu_exporter_up == 1\n'
+            slurm_gpus + '\n  > on (node) group_left () count by (node) (gpuops_gpu_info)\n'
+            'or (\n  ' + slurm_gpus + ' > 0\n  and on (node) gpuops_gpu_exporter_up == 1\n'
             '  unless on (node) gpuops_gpu_info\n)',
             "{{ $labels.node }} has fewer GPUs than its Slurm Gres",
             "Slurm's Gres gives {{ $labels.node }} {{ $value }} GPUs; nvidia-smi lists " + listed + ". A GPU fell "
@@ -309,6 +313,19 @@ def _exprs(s):
             "slurmdbd does not answer",
             "sacctmgr on {{ $labels.instance }} gets no answer from slurmdbd: accounting records are queued by "
             "slurmctld and sacct/sshare are stale. Check systemctl status slurmdbd and its database."),
+        "slurm_partition_nodes_down": (
+            '(\n  max by (partition) (slurm_partition_nodes_down)\n'
+            '  or on (partition) sum by (partition) (gpuops_slurm_partition_nodes{state=~"down.*"})\n) > 0',
+            "{{ $value }} node(s) of partition {{ $labels.partition }} are down",
+            "slurmctld counts {{ $value }} node(s) of partition {{ $labels.partition }} in the DOWN state: the "
+            "partition has that much less capacity, and jobs that need it wait. GpuopsSlurmNodeNotResponding names "
+            "each node and its reason (sinfo -R)."),
+        "slurm_native_metrics_down": (
+            'max by (endpoint) (up{job="slurmctld"}) == 0',
+            "No slurmctld serves /metrics/{{ $labels.endpoint }}",
+            "Prometheus gets /metrics/{{ $labels.endpoint }} from no controller (a standby answers with a redirect "
+            "to the controller in control, which is not followed): the Slurm series of the dashboards and alerts "
+            "that read it are missing. Check slurmctld (systemctl status slurmctld) and MetricsType in slurm.conf."),
         "disk_almost_full": (
             disk,
             "{{ $labels.mountpoint }} on {{ $labels.node }} is almost full",

@@ -30,6 +30,7 @@ except ImportError:  # pragma: no cover - PyYAML comes with ansible-core on the 
     yaml = None
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import node_name
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import NATIVE_ENDPOINTS, conf_has_native_metrics
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
 
 
@@ -248,6 +249,10 @@ def prometheus_config(plan, settings):
             # Its per-node series carry their own node label: keep it.
             config["honor_labels"] = True
         scrape_configs.append(config)
+    native = native_scrape_config(plan["targets"].get("slurm") or [], settings.get("slurm_conf"),
+                                  settings.get("slurmctld_port"))
+    if native:
+        scrape_configs.append(native)
     scrape_configs.extend(settings.get("extra_scrape_configs") or [])
     config = {
         "global": {"scrape_interval": settings["scrape_interval"], "scrape_timeout": settings["scrape_timeout"],
@@ -262,6 +267,25 @@ def prometheus_config(plan, settings):
         config["alerting"] = {"alertmanagers": [{"static_configs": [
             {"targets": [_hostport(target["address"], int(ports["alertmanager"])) for target in managers]}]}]}
     return config
+
+
+def native_scrape_config(controllers, slurm_conf, port):
+    """The scrape job of slurmctld's native metrics, or None when the controllers' slurm.conf (its text) has them
+    off (no MetricsType=metrics/openmetrics: a release before 25.11, or slurm_native_metrics: false).
+
+    Every controller is a target for each endpoint (NATIVE_ENDPOINTS), labelled with the endpoint. A standby
+    controller answers with HTTP 303 to the first controller; the redirect is not followed, so each series comes
+    from the controller in control only (a standby's targets are down, which the exporter-down alert leaves out
+    for this job; GpuopsSlurmNativeMetricsDown fires when no controller serves an endpoint). The node label of the
+    per-node series is slurmctld's own (honor_labels)."""
+    if not conf_has_native_metrics(slurm_conf) or not controllers:
+        return None
+    port = int(port or 6817)
+    return {"job_name": "slurmctld", "honor_labels": True, "follow_redirects": False, "static_configs": [
+        {"targets": [_hostport(target["address"], port)],
+         "labels": {"instance": target["host"], "node": target["node"], "endpoint": endpoint,
+                    "__metrics_path__": "/metrics/%s" % endpoint}}
+        for target in controllers for endpoint in NATIVE_ENDPOINTS]}
 
 
 def alertmanager_config(settings):

@@ -18,6 +18,7 @@ import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, small_int
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import conf_has_native_metrics
 
 
 class SlurmMetricsError(Exception):
@@ -206,7 +207,21 @@ FAMILIES = {
     "scheduler_stat": ("gauge", "Every number sdiag prints, per section and statistic."),
     "rpc_count": ("gauge", "RPCs slurmctld served per message type since its statistics were reset (sdiag)."),
     "rpc_time_seconds_total": ("gauge", "Time slurmctld spent on RPCs per message type since its statistics were reset."),
+
+    "native_metrics": ("gauge", "1 when slurmctld serves its native metrics (MetricsType=metrics/openmetrics in the "
+                                "slurm.conf of this controller): the series it has are left to it, and this exporter "
+                                "reports only what slurmctld does not export (NATIVE_FAMILIES)."),
 }
+# The families slurmctld's native metrics (Slurm 25.11 and later) give as well, left out when they are on:
+# nodes per state (slurm_nodes_<state>), partition nodes per state (slurm_partition_nodes_<state>), GPUs per node
+# and partition (slurm_node_gpus, slurm_node_gpus_alloc, slurm_partition_gpus, slurm_partition_jobs_gpus_alloc) and
+# the scheduler's statistics of sdiag (slurm_sched_*, slurm_bf_*, slurm_schedule_*). Kept, as slurmctld does not
+# export them: each node's state with its reason (node_state), jobs and CPUs per account and user in one bounded
+# family (the native per-user and per-account series are the unbounded /metrics/jobs-users-accts), pending
+# reasons, fair share (sshare), the controllers' ping and takeover, slurmdbd's answer, and RPCs per type.
+NATIVE_FAMILIES = ("nodes", "partition_nodes", "node_gpus", "partition_gpus", "scheduler_stat")
+# The commands whose every sample is native then (not run).
+NATIVE_COMMANDS = ("sinfo_gres",)
 
 _STATE_FLAGS = "*~#!%$@^-+"
 _PING_RE = re.compile(r"Slurmctld\((\w+)\) at (\S+) is (UP|DOWN)")
@@ -408,8 +423,16 @@ def sdiag_samples(sdiag_text):
     return out
 
 
-def slurm_samples(results):
+def native_metrics_on(slurm_conf_text):
+    """Whether the controller's slurm.conf (its text, None when unread) has slurmctld serve native metrics."""
+    return conf_has_native_metrics(slurm_conf_text)
+
+
+def slurm_samples(results, native=False):
     """Every sample of one scrape from the commands' results.
+
+    native: slurmctld serves its native metrics; the families it exports too (NATIVE_FAMILIES) are left out, so
+    that no series comes from both.
 
     results: {command name (COMMANDS): {"out": text, "error": why it failed
     or None}}. A command that failed, or whose output cannot be read, gives
@@ -441,6 +464,9 @@ def slurm_samples(results):
         elif name == "scontrol_ping" and error:
             out.append((PREFIX + "controller_up", {"controller": "", "role": "primary"}, 0))
         out.extend(samples)
+    if native:
+        left = tuple(PREFIX + name for name in NATIVE_FAMILIES)
+        out = [sample for sample in out if sample[0] not in left]
     return out
 
 

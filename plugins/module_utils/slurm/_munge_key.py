@@ -34,8 +34,25 @@ UNREACHABLE = "unreachable"
 # The most hosts outside the run read for their key when no host of the run holds one (the controllers
 # outside the run are always read, whatever their number).
 ASK_LIMIT = 5
-_FIX = ("Give the cluster's key as slurm_munge_key (from vault), or remove the wrong key file (/etc/munge/munge.key) "
-        "from the hosts that should not keep theirs, then run again.")
+# The cluster-wide secrets this plan serves: what a message calls the key, its variable and its file.
+KINDS = {
+    "munge": {"key": "munge key", "variable": "slurm_munge_key", "path": "/etc/munge/munge.key",
+              "refused": "A credential made with one is refused by the others"},
+    "jwt": {"key": "JWT key", "variable": "slurm_jwt_key", "path": "/etc/slurm/jwt_hs256.key",
+            "refused": "A token signed with one is refused by the others (slurmctld, slurmdbd)"},
+}
+
+
+def _kind(kind):
+    if kind not in KINDS:
+        raise MungeKeyError("kind must be one of %s, not %s" % (", ".join(sorted(KINDS)), shown(kind, 40)))
+    return KINDS[kind]
+
+
+def _fix(kind="munge"):
+    words = _kind(kind)
+    return ("Give the cluster's key as %s (from vault), or remove the wrong key file (%s) from the hosts that should "
+            "not keep theirs, then run again." % (words["variable"], words["path"]))
 
 
 class MungeKeyError(Exception):
@@ -57,7 +74,7 @@ def _host_list(value, what):
     return list(value)
 
 
-def _forked(sums):
+def _forked(sums, kind="munge"):
     """The stop message when the hosts hold more than one key, else None. sums: {host: checksum or missing}."""
     by_sum = {}
     for host, digest in sums.items():
@@ -67,12 +84,14 @@ def _forked(sums):
         return None
     holders = "; ".join("%s on %s" % (digest[:12], _hosts_text(sorted(hosts)))
                         for digest, hosts in sorted(by_sum.items(), key=lambda item: (-len(item[1]), item[0])))
-    return ("The Slurm hosts hold %d different munge keys (SHA-1 prefix on hosts): %s. A credential made with one is "
-            "refused by the others, so nothing is written. %s" % (len(by_sum), holders, _FIX))
+    words = _kind(kind)
+    return ("The Slurm hosts hold %d different %ss (SHA-1 prefix on hosts): %s. %s, so nothing is written. %s"
+            % (len(by_sum), words["key"], holders, words["refused"], _fix(kind)))
 
 
-def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None):
-    """What this run does with the munge key.
+def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None, kind="munge"):
+    """What this run does with the munge key (kind "munge") or the JWT key (kind "jwt": the same rule over the
+    controllers and slurmdbd hosts, slurm_jwt_key from vault).
 
     given_sum: the SHA-1 of slurm_munge_key, or '' when it is not given. sums: {host: SHA-1 or 'missing'} for
     the hosts of this run (their probe). controllers: the controller group, the primary first. slurm_hosts:
@@ -95,6 +114,7 @@ def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None):
     if asked is not None and (not isinstance(asked, dict) or not all(
             isinstance(key, str) and isinstance(value, str) for key, value in asked.items())):
         raise MungeKeyError("asked must map host names to checksums, not %s" % shown(asked, 60))
+    words = _kind(kind)
     plan = {"action": "", "ask": [], "source": "", "sums": dict(sums), "message": ""}
     if given_sum:
         everywhere = len(sums) > 0 and all(value == given_sum for value in sums.values())
@@ -109,13 +129,13 @@ def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None):
             ask += others[:max(ASK_LIMIT - len(ask), 0)]
         if ask:
             plan.update(action="ask", ask=ask)
-            return _checked(plan)
+            return _checked(plan, kind)
         asked = {}
     # A host of the run is known by its probe; what was read of it otherwise is ignored.
     known = dict(asked)
     known.update(sums)
     plan["sums"] = known
-    forked = _forked(known)
+    forked = _forked(known, kind)
     if forked:
         plan.update(action="stop", message=forked)
         return plan
@@ -128,16 +148,17 @@ def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None):
     unread = sorted(host for host, value in asked.items() if value == UNREACHABLE)
     if unread:
         plan.update(action="stop", message=(
-            "No host of this run holds a munge key and %s could not be read: a new key would cut the cluster's hosts "
+            "No host of this run holds a %s and %s could not be read: a new key would cut the cluster's hosts "
             "off from each other. Run again when %s answers (or over the whole cluster), or give the cluster's key as "
-            "slurm_munge_key (from vault)." % (_hosts_text(unread), "it" if len(unread) == 1 else "one of them")))
+            "%s (from vault)." % (words["key"], _hosts_text(unread), "it" if len(unread) == 1 else "one of them",
+                                  words["variable"])))
         return plan
     plan["action"] = "new"
     return plan
 
 
-def _checked(plan):
-    forked = _forked(plan["sums"])
+def _checked(plan, kind="munge"):
+    forked = _forked(plan["sums"], kind)
     if forked:
         plan.update(action="stop", ask=[], message=forked)
     return plan

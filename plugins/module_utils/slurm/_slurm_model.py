@@ -71,6 +71,13 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_conf i
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import clip as _clip
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import guarded, shown
 from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._topology import topology_plan
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import (
+    metrics_conf,
+    rest_command,
+    rest_conf,
+    rest_errors,
+    rest_listen,
+)
 
 
 class SlurmModelError(Exception):
@@ -118,7 +125,8 @@ SETTING_KEYS = (
     "config_defaults", "accounting_config", "config", "cgroup_defaults", "cgroup_config", "partitions",
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
-    "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes", "restart_batch",
+    "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes", "restart_batch", "rest", "native_metrics",
+    "jwt_key_path",
 )
 # slurm_gres_autodetect: gres.conf AutoDetect. off: the collection's own gres.conf lines from gpu_facts only;
 # nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
@@ -781,11 +789,14 @@ def _check_accounts(accounts):
 # --------------------------------------------------------------------------
 # The model
 
-def _host_entry(host, controllers, computes, dbd_hosts, configless, names):
+def _host_entry(host, controllers, computes, dbd_hosts, configless, names, rest_hosts=(), jwt=False):
     is_controller = host in controllers
     is_compute = host in computes
     is_dbd = host in dbd_hosts
     return {
+        # slurmrestd runs here; the JWT key is kept here (the controllers and slurmdbd hosts, with the REST API).
+        "rest": host in rest_hosts,
+        "jwt": bool(jwt) and (is_controller or is_dbd),
         "name": names.get(host) or node_name(host),
         "controller": is_controller,
         "compute": is_compute,
@@ -958,8 +969,8 @@ def host_restart_changes(old, new, restart_keys, host, series):
 def bundle_handlers(bundle, host, probe, daemons_active):
     """The handlers a write of one host's file bundle notifies ([] for none), in a fixed order.
 
-    bundle: the entries about to be written, by kind (munge, config, slurmd;
-    an empty list for a kind with nothing to write). host: the host's part of
+    bundle: the entries about to be written, by kind (munge, config, slurmd,
+    jwt, rest; an empty list for a kind with nothing to write). host: the host's part of
     the model (its compute flag). probe: what host_probe found before this run
     (packages, services). daemons_active: whether the host's Slurm daemon ran
     before this run.
@@ -968,7 +979,9 @@ def bundle_handlers(bundle, host, probe, daemons_active):
     that did not starts on the new files. A new munge key restarts munge where
     its package is installed; new configuration files reconfigure slurmctld and
     slurmd; a changed unit drop-in reloads systemd first; new slurmd files
-    (options, drop-in, gres.conf) restart a slurmd that runs on a node.
+    (options, drop-in, gres.conf) restart a slurmd that runs on a node; a new
+    JWT key reconfigures (slurmctld restarts in place); slurmrestd's new
+    drop-in restarts a slurmrestd that ran.
     """
     bundle = bundle if isinstance(bundle, dict) else {}
     probe = probe if isinstance(probe, dict) else {}
@@ -977,15 +990,21 @@ def bundle_handlers(bundle, host, probe, daemons_active):
     slurmd_unit = services.get("slurmd") if isinstance(services.get("slurmd"), dict) else {}
     host = host if isinstance(host, dict) else {}
     slurmd_files = [entry for entry in bundle.get("slurmd") or [] if isinstance(entry, dict)]
+    rest_files = [entry for entry in bundle.get("rest") or [] if isinstance(entry, dict)]
+    rest_unit = services.get("slurmrestd") if isinstance(services.get("slurmrestd"), dict) else {}
     handlers = []
     if bundle.get("munge") and packages.get("munge"):
         handlers.append("restart munge")
-    if bundle.get("config") and daemons_active:
+    # A new JWT key is read when slurmctld restarts, which scontrol reconfigure does from 23.11 on.
+    if (bundle.get("config") or bundle.get("jwt")) and daemons_active:
         handlers.append("reconfigure")
-    if any(".service.d" in str(entry.get("path", "")) for entry in slurmd_files):
+    if any(".service.d" in str(entry.get("path", "")) for entry in slurmd_files + rest_files):
         handlers.append("daemon reload")
     if slurmd_files and host.get("compute") and slurmd_unit.get("active"):
         handlers.append("restart slurmd")
+    # slurmrestd reads its options at start; a new slurm.conf it reads on each request's connection.
+    if (rest_files or bundle.get("jwt")) and host.get("rest") and rest_unit.get("active"):
+        handlers.append("restart slurmrestd")
     return handlers
 
 
@@ -1273,6 +1292,14 @@ def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
     conf = _merge(_mapping(settings, "config_defaults", "the collection's slurm.conf defaults", errors), computed,
                   accounting, user_config)
     _health_check_timeout(conf, series, user_config)
+    # Slurm's own interfaces (module_utils/slurm/_slurm_rest.py): JWT for the REST API, native metrics by release.
+    # Given in slurm_config, the user's values stand.
+    own = rest_conf(settings.get("rest"), settings.get("jwt_key_path"))
+    metrics, metrics_errors = metrics_conf(settings.get("native_metrics"), series, conf)
+    errors.extend(metrics_errors)
+    for key, value in list(own.items()) + list(metrics.items()):
+        if not _sets(user_config, key):
+            conf[key] = value
     if configless:
         # slurm_config's own SlurmctldParameters keep configless mode on: slurmd fetches its configuration with it.
         # (A value of another type is left to render_lines, which reports it.)
@@ -1309,7 +1336,7 @@ def gres_autodetect(settings):
     return value, errors
 
 
-def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None):
+def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None, rest_hosts=(), jwt=False):
     """Each Slurm host's entry (its roles, its gres.conf lines, AutoDetect first when set), by inventory name."""
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
@@ -1317,7 +1344,8 @@ def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=Non
     host_entries = {}
     for host in controllers + computes + dbd:
         if host not in host_entries:
-            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names)
+            host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names,
+                                             set(rest_hosts), jwt)
     first = ["AutoDetect=%s" % autodetect] if autodetect else []
     for node in nodes:
         if node["host"] not in host_entries:
@@ -1484,6 +1512,16 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
 
     autodetect, autodetect_errors = gres_autodetect(settings)
     errors.extend(autodetect_errors)
+    rest = settings.get("rest") if isinstance(settings.get("rest"), dict) else {}
+    rest_on = rest.get("enabled") is True
+    rest_hosts = [host for host in (rest.get("hosts") or []) if isinstance(host, str)] if rest_on else []
+    errors.extend(rest_errors(rest, settings.get("series")))
+    strangers = [host for host in rest_hosts if host not in controllers and host not in dbd]
+    if rest_on and strangers:
+        errors.append("slurmrestd's hosts (slurm_rest_group) hold %s, which is not a controller or slurmdbd host: "
+                      "slurmrestd needs slurm.conf, munge and the JWT key there. Put the host in the controller or "
+                      "slurmdbd group as well, or leave the slurm_rest group empty (the first controller runs it)."
+                      % ", ".join(strangers))
     topology = model_topology(settings, nodes, hosts, errors, warnings, parse_topology_places(running_topology or ""))
     conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
     conf_lines, cgroup_lines = [], []
@@ -1510,7 +1548,16 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "controller": ctl,
         "controllers": ctl_entries,
         "dbd": dbd_entry,
-        "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect),
+        "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect,
+                               rest_hosts, rest_on),
+        # slurmrestd (off: enabled false): its hosts, its options and SLURMRESTD_LISTEN.
+        "rest": {"enabled": rest_on, "hosts": rest_hosts,
+                 "options": rest_command(rest, settings.get("series"), bool(settings.get("accounting"))) if rest_on else "",
+                 "listen": rest_listen(rest) if rest_on else "",
+                 # slurmdbd.conf's AuthAltParameters: the key only (slurmdbd.conf(5) knows no token options).
+                 "dbd_params": ("jwt_key=%s" % settings.get("jwt_key_path")) if rest_on else ""},
+        # slurmctld serves /metrics/... (MetricsType set by the release rule or the user).
+        "native_metrics": str(conf.get("MetricsType") or "").lower() == "metrics/openmetrics",
         "gres_autodetect": autodetect or "off",
         "node_count": len(nodes),
         # Where each node's description came from ({source: [Slurm names]}, module_utils/slurm/_node_sources.py).

@@ -82,11 +82,12 @@ def package_names(components, install_from):
 def host_packages(roles, sets, install_from, pmix, gres_autodetect):
     """The Slurm packages one host installs, by its roles, named for install_from.
 
-    roles: {controller, compute, dbd_only} (booleans); sets: the components of each kind of host
-    ({controller, compute, client, pmix, nvml_plugin}, Debian's names). A controller gets the controller's,
+    roles: {controller, compute, dbd_only, rest, jwt} (booleans); sets: the components of each kind of host
+    ({controller, compute, client, pmix, nvml_plugin, rest, jwt}, Debian's names). A controller gets the controller's,
     a compute node the compute node's, a host with only slurmdbd the client's; the PMIx packages go to every
     host but a slurmdbd-only one when pmix is on; Debian's NVML plugin goes to a compute node with
-    gres_autodetect nvml on the distribution's packages (a source build carries its own NVML plugin).
+    gres_autodetect nvml on the distribution's packages (a source build carries its own NVML plugin); slurmrestd
+    to a REST host, and the JWT plugin to it and to the hosts that hold the JWT key.
     """
     if not isinstance(roles, dict) or not isinstance(sets, dict):
         raise SlurmSourceError("the host's roles and the package sets must be dictionaries, not %s and %s"
@@ -105,6 +106,11 @@ def host_packages(roles, sets, install_from, pmix, gres_autodetect):
         components += sets.get("nvml_plugin", [])
     if pmix and not roles.get("dbd_only"):
         components += sets.get("pmix", [])
+    if roles.get("rest"):
+        components += sets.get("rest", [])
+    # auth/jwt: slurmctld and slurmdbd check tokens with it, slurmrestd (SLURM_JWT=daemon) sends them.
+    if roles.get("jwt") or roles.get("rest"):
+        components += sets.get("jwt", [])
     return package_names(components, install_from)
 
 

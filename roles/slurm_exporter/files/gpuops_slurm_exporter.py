@@ -33,6 +33,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_metrics import exposition  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_metrics import (  # noqa: E402
     COMMANDS,
+    NATIVE_COMMANDS,
     PREFIX,
     PROGRAMS,
     TAKEOVER_NOTE,
@@ -40,6 +41,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     family,
     slurm_samples,
     exporter_active,
+    native_metrics_on,
     takeover_samples,
 )
 
@@ -55,11 +57,11 @@ def read_json(path):
         return None
 
 
-def read_text(path):
-    """The file's text, or None when it is not there or cannot be read."""
+def read_text(path, limit=4096):
+    """The file's text (its first limit characters), or None when it is not there or cannot be read."""
     try:
         with open(path) as handle:
-            return handle.read(4096)
+            return handle.read(limit)
     except (IOError, OSError, UnicodeDecodeError):
         return None
 
@@ -113,14 +115,19 @@ class Gatherer(object):
         return results
 
     def samples(self):
-        """scontrol ping first: a standby controller's exporter reports only that (exporter_active)."""
+        """scontrol ping first: a standby controller's exporter reports only that (exporter_active). With
+        slurmctld's native metrics on (this controller's slurm.conf, read on every scrape) the families slurmctld
+        exports are left to it."""
         start = time.time()
+        native = native_metrics_on(read_text(self.cfg.get("slurm_conf") or "/etc/slurm/slurm.conf", 1 << 22))
         results = self.results(["scontrol_ping"])
         active = exporter_active(results["scontrol_ping"], self.cfg.get("node_name"))
         if active:
-            results.update(self.results([name for name in self.names if name != "scontrol_ping"]))
-        out = slurm_samples(results)
+            results.update(self.results([name for name in self.names if name != "scontrol_ping"
+                                         and not (native and name in NATIVE_COMMANDS)]))
+        out = slurm_samples(results, native)
         out.append((PREFIX + "exporter_active", {}, 1 if active else 0))
+        out.append((PREFIX + "native_metrics", {}, 1 if native else 0))
         # With backups, the time this controller last took control (a Slurm trigger's note).
         try:
             out.extend(takeover_samples(read_text(TAKEOVER_NOTE), self.cfg.get("node_name")))

@@ -80,7 +80,7 @@ def test_every_alert_has_a_promtool_test():
     ("GpuopsNodeDrainedByHealthCheck", 'gpuops_slurm_node_state{state=~"drain.*",reason=~"gpuops-health:.*"} == 1',
      "0s"),
     ("GpuopsNodeDrained", 'gpuops_slurm_node_state{state=~"drain.*",reason!~"gpuops-health:.*"} == 1', "0s"),
-    ("GpuopsExporterDown", 'up{job!="node"} == 0', "2m"),
+    ("GpuopsExporterDown", 'up{job!~"node|slurmctld"} == 0', "2m"),
     ("GpuopsGpuUncorrectableEccErrors", 'gpuops_gpu_ecc_uncorrectable_errors{scope="volatile"} > 0', "0s"),
     ("GpuopsRdmaPortDown", "gpuops_rdma_port_active == 0", "2m"),
     ("GpuopsSlurmdbdDown", "gpuops_slurm_dbd_up == 0", "2m"),

@@ -1114,7 +1114,8 @@ def test_slurmctld_parameters_are_the_users_without_configless():
 def _entry(name, controller=False, compute=False, dbd=False, dbd_only=False, holds_config=False, writes_gres=False,
            gres_conf=None):
     return {"name": name, "controller": controller, "compute": compute, "dbd": dbd, "dbd_only": dbd_only,
-            "holds_config": holds_config, "writes_gres": writes_gres, "gres_conf": gres_conf or []}
+            "holds_config": holds_config, "writes_gres": writes_gres, "gres_conf": gres_conf or [],
+            "rest": False, "jwt": False}
 
 
 @pytest.mark.parametrize("configless, hosts", [
