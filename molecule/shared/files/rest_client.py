@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 """A client of Slurm's REST API, run as a cluster user (test harness, verify_rest.yml).
 
 Reads from stdin one JSON object: {"url", "version", "user", "account", "partition", "token", "expired"} (the
