@@ -257,19 +257,6 @@ def metrics_conf(metrics, series, conf):
     return keys, errors
 
 
-def metrics_targets(controllers, port):
-    """[{controller, endpoint, path, port}] Prometheus scrapes: each endpoint on every controller (a standby
-    answers with a redirect to the first controller, which Prometheus is told not to follow)."""
-    if not isinstance(controllers, list):
-        raise SlurmRestError("controllers must be a list, not %s" % shown(controllers, 60))
-    out = []
-    for controller in controllers:
-        for endpoint in NATIVE_ENDPOINTS:
-            out.append({"controller": controller, "endpoint": endpoint, "path": "/metrics/%s" % endpoint,
-                        "port": port})
-    return out
-
-
 def conf_has_native_metrics(text):
     """Whether a slurm.conf text turns native metrics on (MetricsType=metrics/openmetrics, any case)."""
     if not isinstance(text, str):

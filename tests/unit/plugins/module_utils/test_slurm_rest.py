@@ -30,11 +30,9 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import (
     DATA_PARSERS,
     NATIVE_ENDPOINTS,
-    SlurmRestError,
     conf_has_native_metrics,
     data_parsers,
     metrics_conf,
-    metrics_targets,
     native_metrics_available,
     rest_command,
     rest_conf,
@@ -187,14 +185,6 @@ def test_native_metrics_by_release_and_private_data():
 ])
 def test_conf_has_native_metrics(text, expected):
     assert conf_has_native_metrics(text) is expected
-
-
-def test_metrics_targets_every_endpoint_of_every_controller():
-    targets = metrics_targets(["ctl", "ctl2"], 6817)
-    assert len(targets) == 2 * len(NATIVE_ENDPOINTS)
-    assert targets[0] == {"controller": "ctl", "endpoint": "jobs", "path": "/metrics/jobs", "port": 6817}
-    with pytest.raises(SlurmRestError):
-        metrics_targets("ctl", 6817)
 
 
 # --- the model -------------------------------------------------------------------------
