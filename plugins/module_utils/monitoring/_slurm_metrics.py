@@ -18,7 +18,6 @@ import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, small_int
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import conf_has_native_metrics
 
 
 class SlurmMetricsError(Exception):
@@ -421,11 +420,6 @@ def sdiag_samples(sdiag_text):
         out.append((PREFIX + "rpc_count", {"type": rpc["name"]}, rpc["count"]))
         out.append((PREFIX + "rpc_time_seconds_total", {"type": rpc["name"]}, rpc["total_time"] / 1e6))
     return out
-
-
-def native_metrics_on(slurm_conf_text):
-    """Whether the controller's slurm.conf (its text, None when unread) has slurmctld serve native metrics."""
-    return conf_has_native_metrics(slurm_conf_text)
 
 
 def slurm_samples(results, native=False):

@@ -25,6 +25,8 @@ __metaclass__ = type
 import base64
 import binascii
 import hashlib
+import random
+import string
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import guarded, shown
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress
@@ -34,11 +36,12 @@ UNREACHABLE = "unreachable"
 # The most hosts outside the run read for their key when no host of the run holds one (the controllers
 # outside the run are always read, whatever their number).
 ASK_LIMIT = 5
+ACTIONS = ("given", "keep", "copy", "ask", "new", "stop")
 # The cluster-wide secrets this plan serves: what a message calls the key, its variable and its file.
 KINDS = {
-    "munge": {"key": "munge key", "variable": "slurm_munge_key", "path": "/etc/munge/munge.key",
+    "munge": {"key": "munge key", "variable": "slurm_munge_key", "path": "/etc/munge/munge.key", "length": 128,
               "refused": "A credential made with one is refused by the others"},
-    "jwt": {"key": "JWT key", "variable": "slurm_jwt_key", "path": "/etc/slurm/jwt_hs256.key",
+    "jwt": {"key": "JWT key", "variable": "slurm_jwt_key", "path": "/etc/slurm/jwt_hs256.key", "length": 64,
             "refused": "A token signed with one is refused by the others (slurmctld, slurmdbd)"},
 }
 
@@ -155,6 +158,42 @@ def munge_key_plan(given_sum, sums, controllers, slurm_hosts, asked=None, kind="
         return plan
     plan["action"] = "new"
     return plan
+
+
+# A new key: letters and digits (about 5.95 bits each: 128 for munge is about 760 bits, 64 for JWT about 380;
+# munge asks at least 256 bits, Slurm's JWT guide 32 random bytes).
+_KEY_CHARS = string.ascii_letters + string.digits
+
+
+def key_content_b64(plan, given="", slurped="", kind="munge"):
+    """The key a plan writes, base64-encoded for file_bundle's content_b64; '' when the plan writes none.
+
+    plan: munge_key_plan's result. given: the key from vault (action ``given``). slurped: the base64 content read
+    from the plan's source host (action ``copy``). ``new`` makes a random key of the kind's length. ``keep`` and
+    ``stop`` write nothing. The result is a secret: the caller never logs it.
+    """
+    words = _kind(kind)
+    if not isinstance(plan, dict) or plan.get("action") not in ACTIONS:
+        raise MungeKeyError("plan must be munge_key_plan's result, not %s" % shown(plan, 60))
+    action = plan["action"]
+    if action == "given":
+        if not isinstance(given, str) or not given:
+            raise MungeKeyError("the plan writes the given %s, but %s is empty" % (words["key"], words["variable"]))
+        return base64.b64encode(given.encode("utf-8")).decode("ascii")
+    if action == "copy":
+        if not isinstance(slurped, str) or not slurped:
+            raise MungeKeyError("the plan copies the %s of %s, but nothing was read from it"
+                                % (words["key"], plan.get("source")))
+        try:
+            base64.b64decode(slurped, validate=True)
+        except (binascii.Error, ValueError):
+            raise MungeKeyError("the %s read from %s is not base64" % (words["key"], plan.get("source")))
+        return slurped
+    if action == "new":
+        draw = random.SystemRandom()  # os.urandom
+        key = "".join(draw.choice(_KEY_CHARS) for dummy in range(words["length"]))
+        return base64.b64encode(key.encode("ascii")).decode("ascii")
+    return ""
 
 
 def _checked(plan, kind="munge"):

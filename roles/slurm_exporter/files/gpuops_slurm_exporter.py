@@ -41,9 +41,9 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._slurm_m
     family,
     slurm_samples,
     exporter_active,
-    native_metrics_on,
     takeover_samples,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import conf_has_native_metrics  # noqa: E402
 
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 CONFIG = os.environ.get("GPUOPS_SLURM_EXPORTER_CONFIG", "/etc/gpuops/slurm-exporter.json")
@@ -119,7 +119,7 @@ class Gatherer(object):
         slurmctld's native metrics on (this controller's slurm.conf, read on every scrape) the families slurmctld
         exports are left to it."""
         start = time.time()
-        native = native_metrics_on(read_text(self.cfg.get("slurm_conf") or "/etc/slurm/slurm.conf", 1 << 22))
+        native = conf_has_native_metrics(read_text(self.cfg.get("slurm_conf") or "/etc/slurm/slurm.conf", 1 << 22))
         results = self.results(["scontrol_ping"])
         active = exporter_active(results["scontrol_ping"], self.cfg.get("node_name"))
         if active:

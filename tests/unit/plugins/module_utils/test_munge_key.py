@@ -18,6 +18,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._munge_key im
     ASK_LIMIT,
     MungeKeyError,
     asked_sums,
+    key_content_b64,
     munge_key_plan,
 )
 
@@ -156,3 +157,36 @@ def test_the_plan_never_writes_over_a_key_another_host_holds(sums, asked):
         assert not held
     if plan["action"] == "copy":
         assert plan["sums"][plan["source"]] in held
+
+
+def test_the_key_content_follows_the_plan():
+    assert base64.b64decode(key_content_b64({"action": "given"}, given="s3cret")) == b"s3cret"
+    copied = base64.b64encode(b"\x00\xffbinary").decode()
+    assert key_content_b64({"action": "copy", "source": "ctl"}, slurped=copied) == copied
+    assert key_content_b64({"action": "keep"}, given="s3cret") == ""
+    assert key_content_b64({"action": "stop"}) == ""
+
+
+def test_a_new_key_is_random_letters_and_digits_of_the_kinds_length():
+    munge = base64.b64decode(key_content_b64({"action": "new"})).decode()
+    jwt = base64.b64decode(key_content_b64({"action": "new"}, kind="jwt")).decode()
+    assert len(munge) == 128 and len(jwt) == 64
+    assert munge.isalnum() and jwt.isalnum()
+    assert key_content_b64({"action": "new"}) != key_content_b64({"action": "new"})
+
+
+@pytest.mark.parametrize("plan, given, slurped, words", [
+    ({"action": "given"}, "", "", "slurm_munge_key is empty"),
+    ({"action": "copy", "source": "ctl"}, "", "", "nothing was read"),
+    ({"action": "copy", "source": "ctl"}, "", "not base64!", "not base64"),
+    ({"action": "write"}, "", "", "munge_key_plan's result"),
+    ("new", "", "", "munge_key_plan's result"),
+])
+def test_a_key_content_that_cannot_be_made_says_why(plan, given, slurped, words):
+    with pytest.raises(MungeKeyError, match=words):
+        key_content_b64(plan, given, slurped)
+
+
+def test_a_jwt_key_message_names_the_jwt_variable():
+    with pytest.raises(MungeKeyError, match="slurm_jwt_key"):
+        key_content_b64({"action": "given"}, kind="jwt")
