@@ -43,6 +43,7 @@ def install(base, capture):
         os.makedirs(os.path.join(lib, os.path.dirname(name)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, "plugins", "module_utils", name), os.path.join(lib, name))
     shutil.copy(PROGRAM, os.path.join(base, "health"))
+    shutil.copy(os.path.join(os.path.dirname(PROGRAM), "gpuops_gpu_check.py"), os.path.join(base, "health"))
     smi = os.path.join(base, "nvidia-smi")
     with open(smi, "w") as handle:
         handle.write("#!/bin/sh\nexec cat %s\n" % capture)

@@ -23,7 +23,9 @@ def test_site_settings_pass(tmp_path):
     rc, out = run(tmp_path, {"node_health_kernel_log": str(log), "node_health_xid_drain": [79, "48"],
                              "node_health_checks": {"persistence_mode": False, "diag": True},
                              "node_health_temp_slowdown_margin_c": 3,
-                             "node_health_diag_schedule": "Sun *-*-* 03:00:00"})
+                             "node_health_active_schedule": "Sun *-*-* 03:00:00",
+                             "node_health_active_expect": {"H100 SXM": {"gpu_matmul": 700, "nccl_allreduce": 350.5}},
+                             "node_health_active_tolerance": 0.1, "node_health_diag_level": 2})
     assert rc == 0, out
 
 
@@ -48,6 +50,16 @@ def test_site_settings_pass(tmp_path):
     pytest.param({"node_health_temp_slowdown_margin_c": 45},
                  "node_health_temp_slowdown_margin_c is 45: give a whole number of degrees Celsius from 0 (drain once "
                  "a GPU reaches its slowdown temperature) to 30 (drain that far below it).", id="slowdown-margin"),
+    pytest.param({"node_health_active_schedule": "every full moon"},
+                 "node_health_active_schedule is every full moon, which systemd cannot read", id="active-schedule"),
+    pytest.param({"node_health_active_tolerance": 2},
+                 "node_health_active_tolerance must be a fraction from 0.0 to 0.9", id="active-tolerance"),
+    pytest.param({"node_health_active_expect": {"H100 SXM": {"matmul": 700}}},
+                 "node_health_active_expect['H100 SXM'] names 'matmul': the measured checks are gpu_matmul,",
+                 id="active-expect-check"),
+    pytest.param({"node_health_active_timeout_s": 10},
+                 "node_health_active_timeout_s must be a whole number of seconds from 60 to 86400, not 10",
+                 id="active-timeout"),
 ])
 def test_bad_settings_are_refused(tmp_path, host_vars, expected):
     rc, out = run(tmp_path, host_vars)

@@ -201,3 +201,159 @@ def test_state_files_of_the_wrong_shape_never_stop_a_run(node):
     (node["base"] / "gpu-jobs" / "0.json").write_text("[%s]\n" % JOB)
     rc, record, calls = _run(node, "epilog", SLURM_JOB_GPUS="0," + "9" * 5000, SLURM_JOB_UID=u"\u00b2")
     assert rc == 0 and record["status"] == "pass", record
+
+
+# ---- the active checks (docs/health.md#active-checks)
+
+ACTIVE_STANDINS = {
+    # The measurements a GPU machine's check program would print (a test stand-in for the PyTorch environment).
+    "python": "#!/bin/sh\ncat {base}/measured.json\n",
+    "dcgmi": "#!/bin/sh\ncat {base}/dcgmi.txt\n",
+    "sbatch": "#!/bin/sh\necho \"$*\" >> {base}/sbatch.calls\necho '4711;cluster'\n",
+    "squeue": "#!/bin/sh\ncat {base}/squeue.out 2>/dev/null\n",
+}
+DCGMI = os.path.join(os.path.dirname(__file__), "..", "fixtures", "health", "dcgmi")
+
+
+@pytest.fixture(name="active_node")
+def _active_node(node):
+    base = node["base"]
+    with open(node["config"]) as handle:
+        settings = json.load(handle)
+    for name, text in ACTIVE_STANDINS.items():
+        path = base / name
+        path.write_text(text.format(base=base))
+        path.chmod(0o755)
+        settings["paths"][name] = str(path)
+    settings["paths"]["join_marker"] = str(base / "joined")
+    settings["paths"]["command"] = "/usr/local/sbin/gpuops-health"
+    # The capture's V100S is not in the table: the site's own reference judges it.
+    settings["active"] = {"python": str(base / "python"), "tolerance": 0.1, "timeout_s": 900, "deadline_h": 12,
+                          "expect": {"Tesla V100S-PCIE-32GB": {"gpu_matmul": 100, "gpu_memory_bandwidth": 900}}}
+    settings["diag_level"] = 1
+    with open(node["config"], "w") as handle:
+        json.dump(settings, handle)
+    _measure(node, matmul=110.0)
+    _dcgmi(node, "issue_dcgm-55_dcgmi-diag-r3_pass-deployment_excerpt.txt")
+    return node
+
+
+def _measure(node, matmul, slow=None):
+    """Every GPU measures matmul TFLOPS, or only GPU slow does."""
+    gpus = [{"index": index, "name": "Tesla V100S-PCIE-32GB",
+             "gpu_matmul": matmul if slow is None or index == slow else 110.0, "gpu_memory_bandwidth": 950.0,
+             "gpu_h2d_bandwidth": 12.5, "gpu_d2h_bandwidth": 13.1} for index in range(node["count"])]
+    (node["base"] / "measured.json").write_text(json.dumps({"torch": "2.13.0+cu128", "gpus": gpus,
+                                                            "nccl_allreduce": 9.5, "seconds": 12.0}))
+
+
+def _dcgmi(node, capture):
+    with open(os.path.join(DCGMI, capture)) as handle:
+        (node["base"] / "dcgmi.txt").write_text(handle.read())
+
+
+def _active(node, command):
+    base = node["base"]
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPUOPS_HEALTH_CONFIG": node["config"]}
+    proc = subprocess.run([sys.executable, "-I", str(base / "health" / "gpuops_health.py"), command], env=environ,
+                          capture_output=True, text=True, check=False)
+    calls = (base / "scontrol.calls").read_text().splitlines() if (base / "scontrol.calls").exists() else []
+    with open(base / "state" / "active-plan.json") as handle:
+        plan = json.load(handle)
+    last = base / "state" / "last-active.json"
+    record = json.loads(last.read_text()) if last.exists() else None
+    return proc, plan, record, calls
+
+
+def _results(record):
+    return dict((item["check"], item) for item in record["results"])
+
+
+def test_a_joining_node_is_drained_checked_and_resumed(active_node):
+    proc, plan, record, calls = _active(active_node, "join")
+    assert proc.returncode == 0, proc.stderr
+    assert calls[1] == "update NodeName=bench01 State=DRAIN Reason=gpuops-health: active: checks pending (joined)"
+    assert plan["action"] == "run" and record["status"] == "pass"
+    res = _results(record)
+    assert res["gpu_matmul"]["status"] == "pass" and res["gpu_matmul"]["measured"] == 110.0
+    assert res["diag"]["status"] == "pass"
+    # nvidia-smi does not report the V100S's NVLink here: the all-reduce is measured, not judged.
+    assert res["nccl_allreduce"]["status"] == "not_run" and res["nccl_allreduce"]["measured"] == 9.5
+    assert (active_node["base"] / "joined").exists()
+
+
+def test_a_slow_gpu_drains_with_the_value_and_the_expectation_and_only_the_active_run_resumes(active_node):
+    base = active_node["base"]
+    _measure(active_node, matmul=80.0, slow=3)
+    (base / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=gpuops-health: active: checks pending "
+                                     "(boot) [root@2026-11-30T10:00:00]\n")
+    proc, plan, record, calls = _active(active_node, "active")
+    assert plan["action"] == "run" and record["action"] == "drain"
+    assert record["reason"] == ("gpuops-health: gpu_matmul: bf16 matrix multiply: GPU 3 80.0 TFLOPS < 90.0 "
+                                "(expected 100 -10%)")
+    assert calls[-1] == "update NodeName=bench01 State=DRAIN Reason=" + record["reason"]
+    (base / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=%s [root@2026-11-30T10:00:00]\n"
+                                     % record["reason"])
+    # The periodic check passes, and leaves the active check's drain alone.
+    count = len(calls)
+    rc, interval, calls = _run(active_node, "interval")
+    assert interval["action"] == "none" and len(calls) == count + 1  # it only read the node's state
+    _measure(active_node, matmul=110.0)
+    proc, plan, record, calls = _active(active_node, "active")
+    assert record["action"] == "resume" and calls[-1] == "update NodeName=bench01 State=RESUME"
+
+
+def test_a_node_in_service_gets_its_check_job_once(active_node):
+    base = active_node["base"]
+    (base / "node-state").write_text("NodeName=bench01 State=MIXED Partitions=gpu,debug\n")
+    proc, plan, record, calls = _active(active_node, "active")
+    assert plan["action"] == "submit" and plan["job_id"] == "4711" and record is None
+    assert (base / "sbatch.calls").read_text().split() == [
+        "--job-name=gpuops-health-active-bench01", "--nodelist=bench01", "--nodes=1", "--exclusive", "--nice=10000",
+        "--time=15", "--deadline=now+12hours", "--output=%s/active-job-%%j.log" % (base / "state"), "--parsable",
+        "--partition=gpu,debug", "--gres=gpu:%d" % active_node["count"], "--wrap=/usr/local/sbin/gpuops-health",
+        "active-job"]
+    (base / "squeue.out").write_text("4711\n")
+    proc, plan, record, calls = _active(active_node, "active")
+    assert plan["action"] == "skip" and "waiting in Slurm already" in plan["why"]
+    assert len((base / "sbatch.calls").read_text().splitlines()) == 1
+
+
+def test_the_check_job_drains_a_failing_node_it_runs_on(active_node):
+    base = active_node["base"]
+    _dcgmi(active_node, "azhpc-h200-doc_dcgmi-diag-r1_fail-persistence.txt")
+    (base / "node-state").write_text("NodeName=bench01 State=ALLOCATED\n")
+    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPUOPS_HEALTH_CONFIG": active_node["config"],
+               "SLURM_JOB_ID": "4711"}
+    proc = subprocess.run([sys.executable, "-I", str(base / "health" / "gpuops_health.py"), "active-job"],
+                          env=environ, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads((base / "state" / "last-active.json").read_text())
+    assert record["job_id"] == "4711" and record["action"] == "drain"
+    assert record["reason"] == "gpuops-health: diag: dcgmi diag -r 1 failed: Persistence Mode fail (expected pass)"
+
+
+def test_an_admins_drain_stays_whatever_the_checks_find(active_node):
+    base = active_node["base"]
+    (base / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=cable swap [root@2026-11-30T10:00:00]\n")
+    for command in ("active", "join"):
+        proc, plan, record, calls = _active(active_node, command)
+        assert plan["action"] == "skip" and "another reason" in plan["why"], command
+        assert [call for call in calls if call.startswith("update")] == []
+
+
+def test_without_a_pytorch_environment_the_measured_checks_say_why(active_node):
+    base = active_node["base"]
+    with open(active_node["config"]) as handle:
+        settings = json.load(handle)
+    settings["active"]["python"] = ""
+    settings["active"]["pytorch_root"] = str(base / "no-pytorch")
+    with open(active_node["config"], "w") as handle:
+        json.dump(settings, handle)
+    (base / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=gpuops-health: active: checks pending "
+                                     "(boot) [root@2026-11-30T10:00:00]\n")
+    proc, plan, record, calls = _active(active_node, "active")
+    res = _results(record)
+    assert res["gpu_matmul"]["status"] == "not_run"
+    assert res["gpu_matmul"]["message"].startswith("no PyTorch environment (gpuops.cluster.pytorch_env) under ")
+    assert record["action"] == "resume"  # nothing failed: dcgmi diag passed, the rest was not judged

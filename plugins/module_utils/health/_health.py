@@ -21,6 +21,12 @@ import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import slurm_type_name
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import (
+    ACTIVE_CHECKS,
+    MEASURED,
+    PENDING_CHECK,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import settings_errors as active_settings_errors
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, guarded, shown
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import (
     ValidateError,
@@ -45,7 +51,7 @@ REASON_LIMIT = 200
 
 # Every check, in the order results are reported. Settings switch each on or off.
 CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature", "driver_version",
-          "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes", "diag")
+          "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes") + ACTIVE_CHECKS
 # What each mode runs (of the checks switched on). The prolog runs only what
 # one nvidia-smi call and a few reads answer: a slow prolog holds every job.
 MODE_CHECKS = {
@@ -55,8 +61,15 @@ MODE_CHECKS = {
                "driver_loaded", "persistence_mode"),
     "epilog": ("gpu_processes", "nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature",
                "driver_version", "driver_loaded", "persistence_mode"),
-    "diag": ("diag",),
 }
+# The active run (a check job, a joining node, on demand) measures the GPUs (_active) and makes every periodic
+# check too: it resumes a node only when all pass.
+MODE_CHECKS["active"] = MODE_CHECKS["interval"] + ACTIVE_CHECKS
+# The checks whose drain each mode may lift once they pass: the periodic run lifts its own, the active run any
+# of gpuops-health's (with the reason of a node that waits for its first checks). The prolog and epilog never
+# resume a node.
+RESUMES = {"interval": frozenset(MODE_CHECKS["interval"]),
+           "active": frozenset(MODE_CHECKS["active"] + (PENDING_CHECK,))}
 MODES = tuple(sorted(MODE_CHECKS))
 # The checks that read nvidia-smi: not run on a node whose Gres has no GPU.
 GPU_CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "gpu_temperature", "driver_version",
@@ -186,6 +199,9 @@ def settings_errors(settings):
     rdma = settings.get("rdma_expected")
     if not (rdma is True or rdma is False or rdma == "auto"):
         errors.append("node_health_rdma_expected is %s: give auto, true or false." % shown(rdma))
+    active = settings.get("active", {})
+    errors.extend(message + "." for message in active_settings_errors(
+        dict(active, diag_level=settings.get("diag_level", 1)) if isinstance(active, dict) else active))
     return errors
 
 
@@ -600,15 +616,18 @@ def parse_dcgmi_diag(text):
     return rows
 
 
-def diag_result(node, rc, text, error=None):
+def diag_result(node, rc, text, error=None, level=1):
+    """The diag check's result from ``dcgmi diag -r <level>``: its exit code and output, or why it did not run."""
+    command = "dcgmi diag -r %s" % level
     if error:
         return result(node, "diag", NOT_RUN, None, "pass", error)
     rows = parse_dcgmi_diag(text or "")
     failed = [name for name, outcome in rows if outcome == "fail"]
     if failed or (rc and not rows):
-        return result(node, "diag", FAIL, failed or rc, "pass",
-                      "dcgmi diag -r 1 failed: %s" % (", ".join(failed) or (text or "").strip()[-150:]))
-    return result(node, "diag", PASS, len(rows), "pass", "dcgmi diag -r 1 passed %d test(s)" % len(rows))
+        return result(node, "diag", FAIL, failed or rc, "pass", "%s failed: %s" % (
+            command, ", ".join("%s fail" % name for name in failed) + " (expected pass)" if failed
+            else (text or "").strip()[-150:]))
+    return result(node, "diag", PASS, len(rows), "pass", "%s passed %d test(s)" % (command, len(rows)))
 
 
 # --------------------------------------------------------------------------
@@ -620,7 +639,7 @@ def evaluate(node, mode, settings, seen):
     seen: smi {outcome, rc, timed_out, error, parsed: parse_smi_xml's, with
     readings=True for READING_CHECKS}, pci_gpus, hardware, no_hardware_reason,
     modules, proc_version, xid {state, events, error}, ib, processes {job,
-    killed, survivors}, diag {rc, text, error}.
+    killed, survivors}, diag {rc, text, error}, active (_active.active_results' results).
     """
     enabled = settings.get("checks") or {}
     wanted = [name for name in MODE_CHECKS[mode] if enabled.get(name, True)]
@@ -656,7 +675,12 @@ def evaluate(node, mode, settings, seen):
             out.append(processes_result(node, proc.get("job"), proc.get("killed") or {}, proc.get("survivors") or {}))
         elif name == "diag":
             diag = seen.get("diag") or {}
-            out.append(diag_result(node, diag.get("rc"), diag.get("text"), diag.get("error")))
+            out.append(diag_result(node, diag.get("rc"), diag.get("text"), diag.get("error"),
+                                   settings.get("diag_level", 1)))
+        elif name in MEASURED:
+            # The active run's measurements, judged already (_active.active_results); a check switched off has none.
+            measured = dict((item["check"], item) for item in seen.get("active") or [])
+            out.append(measured.get(name) or result(node, name, NOT_RUN, None, None, "not measured"))
         elif name in ("rdma_ports", "peermem_loaded"):
             out.append(rdma[name])
         elif not smi_ok:
@@ -716,17 +740,28 @@ def decide(results, node_state, mode):
     base = (node_state or {}).get("base_state")
     current = (node_state or {}).get("reason")
     held = bool(flags & {"drain", "drained", "draining", "fail", "failing"}) or base in ("down", "fail")
+    mine = held and ours(current)
+    held_for = _reason_check(current) if mine else None
+    # The checks this run makes: a drain for another (an active check, while the periodic run passes) is that run's.
+    covered = RESUMES.get(mode, frozenset(MODE_CHECKS.get(mode, ())))
     if reason:
         if held and not ours(current):
             return {"action": "none", "reason": reason,
                     "why": "failed, but Slurm already holds the node (%s): left as it is" % (current or base)}
-        if held and ours(current) and _reason_check(current) == _reason_check(reason):
+        if mine and held_for == _reason_check(reason):
             # Drained by this check already: the reason stays as first written (no churn in sinfo -R).
             return {"action": "none", "reason": _strip_stamp(current), "why": "already drained for this"}
+        if mine and held_for not in covered:
+            return {"action": "none", "reason": _strip_stamp(current),
+                    "why": "failed while drained for %s, which the %s run does not check: left to the run that does"
+                    % (held_for, mode)}
         return {"action": "drain", "reason": reason, "why": "a check failed"}
-    if held and ours(current) and mode == "interval":
+    if mine and held_for in RESUMES.get(mode, ()):
         return {"action": "resume", "reason": None, "why": "every check passes again"}
-    if held and not ours(current):
+    if mine:
+        return {"action": "none", "reason": None, "why": "drained for %s: the %s run does not lift that"
+                % (held_for, "active" if held_for not in RESUMES["interval"] else "periodic")}
+    if held:
         return {"action": "none", "reason": None, "why": "held by Slurm for another reason (%s): left as it is"
                 % (current or base)}
     return {"action": "none", "reason": None, "why": "healthy"}

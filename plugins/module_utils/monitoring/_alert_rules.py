@@ -42,6 +42,7 @@ RULES = (
     ("gpu_row_remap_failure", "GpuopsGpuRowRemapFailure", "gpus", "0s", "critical"),
     ("gpu_too_hot", "GpuopsGpuTooHot", "gpus", "5m", "warning"),
     ("rdma_port_down", "GpuopsRdmaPortDown", "gpus", "2m", "warning"),
+    ("gpu_check_failed", "GpuopsGpuCheckFailed", "gpus", "0s", "warning"),
     ("slurmctld_down", "GpuopsSlurmctldDown", "slurm", "1m", "critical"),
     ("slurm_backup_in_control", "GpuopsSlurmBackupInControl", "slurm", "0s", "warning"),
     ("slurmdbd_down", "GpuopsSlurmdbdDown", "slurm", "2m", "warning"),
@@ -294,6 +295,13 @@ def _exprs(s):
             "RDMA port {{ $labels.device }} port {{ $labels.port }} that NCCL uses on {{ $labels.node }} is not "
             "ACTIVE: multi-node jobs there fall back to TCP or fail. Check the cable and the switch "
             "(ibstat {{ $labels.device }})."),
+        "gpu_check_failed": (
+            'gpuops_gpu_check_passed == 0',
+            "Active GPU check {{ $labels.check }} failed on {{ $labels.node }}",
+            "The last active run on {{ $labels.node }} failed {{ $labels.check }} (gpuops-health active; the "
+            "measured values are gpuops_gpu_check_value beside gpuops_gpu_check_expected). gpuops-health drains the "
+            "node with the check, the value and the expectation, and resumes it once every check passes again "
+            "(systemctl start gpuops-health-active on the node checks it at once)."),
         "slurmctld_down": (
             'gpuops_slurm_controller_up == 0\n'
             'or (up{job="slurm"} == 1 unless on (job, instance) gpuops_slurm_controller_up)',

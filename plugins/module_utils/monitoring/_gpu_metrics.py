@@ -18,9 +18,11 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, clip, guarded, small_int
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import ACTIVE_CHECKS
 
 MIB = 1024 * 1024
 PREFIX = "gpuops_gpu_"
@@ -55,6 +57,13 @@ FAMILIES = {
     "nvlink_errors_total": ("counter", "NVLink errors since the driver loaded, per link and counter."),
     "xid_errors_total": ("counter", "XIDs in the kernel log since boot, per GPU (PCI bus id) and XID number."),
     "scrape_duration_seconds": ("gauge", "Time this exporter took to collect."),
+    "check_passed": ("gauge", "1 when the node's last active run (gpuops-health active) passed the check, 0 when it "
+                              "failed; a check that was not judged (no DCGM, no expectation) has none."),
+    "check_value": ("gauge", "The last active run's measurement of the check, per GPU (gpu empty: the node's), in "
+                             "the unit label."),
+    "check_expected": ("gauge", "What a healthy GPU of the model measures in the check (the expectation table or "
+                                "node_health_active_expect); it fails below this less the tolerance."),
+    "check_last_run_timestamp_seconds": ("gauge", "When the node's last active run ended (Unix time)."),
 }
 
 # RDMA ports, beside the GPUs: the node's NCCL and GPUDirect traffic.
@@ -135,6 +144,39 @@ def xid_samples(xid_state, smi=None):
         pci = str(item.get("pci") or "")
         out.append((PREFIX + "xid_errors_total", {"pci_bus_id": pci, "xid": str(item.get("xid")),
                                                   "gpu": gpus.get(_pci_key(pci), "")}, item["count"]))
+    return out
+
+
+def _finite(value):
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def check_samples(record):
+    """gpuops_gpu_check_* from the health check's last active run (its last-active.json as json.load gave it).
+
+    A record of another shape gives no sample, an entry of another shape is left out; the scrape goes on.
+    """
+    if not isinstance(record, dict) or not isinstance(record.get("results"), list):
+        return []
+    out = []
+    if _finite(record.get("epoch")):
+        out.append((PREFIX + "check_last_run_timestamp_seconds", {}, record["epoch"]))
+    for item in record["results"]:
+        if not isinstance(item, dict) or item.get("check") not in ACTIVE_CHECKS:
+            continue
+        check = item["check"]
+        if item.get("status") in ("pass", "fail"):
+            out.append((PREFIX + "check_passed", {"check": check}, 1 if item["status"] == "pass" else 0))
+        unit = str(item.get("unit") or "")
+        for entry in item.get("values") if isinstance(item.get("values"), list) else []:
+            if not isinstance(entry, dict):
+                continue
+            gpu = entry.get("gpu")
+            labels = {"check": check, "gpu": "" if gpu is None else str(gpu), "unit": unit}
+            if _finite(entry.get("value")):
+                out.append((PREFIX + "check_value", labels, entry["value"]))
+            if _finite(entry.get("expected")):
+                out.append((PREFIX + "check_expected", labels, entry["expected"]))
     return out
 
 

@@ -40,6 +40,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts impo
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_metrics import (  # noqa: E402
     PREFIX,
     GpuMetricsError,
+    check_samples,
     exposition,
     gpu_samples,
     job_map as job_map_of,
@@ -183,6 +184,7 @@ class Gatherer(object):
         if smi and nvlink:
             out += nvlink_samples(nvlink, smi, job_map)
         out += xid_samples(read_json(self.cfg.get("xid_state") or "/var/lib/gpuops/health/xid.json"), smi)
+        out += check_samples(read_json(self.cfg.get("active_state") or "/var/lib/gpuops/health/last-active.json"))
         out += rdma_samples(self.rdma())
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))
         return out

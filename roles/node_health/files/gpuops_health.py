@@ -6,7 +6,11 @@
   gpuops-health interval   HealthCheckProgram: check, drain or resume the node
   gpuops-health prolog     before a job: check; on a failure drain and fail the prolog
   gpuops-health epilog     after a job: kill what it left behind, check, drain on a failure
-  gpuops-health diag       dcgmi diag -r 1 on an idle node (slow; never in the prolog)
+  gpuops-health active     the active checks: submitted as a Slurm job of their own on a node in service (run
+                           when the node is free), run at once on a node gpuops-health holds
+  gpuops-health join       a node that joins (a first install): drained until its active checks pass, then checked
+  gpuops-health gate       the same at boot, before slurmd starts; the checks follow once slurmd runs
+  gpuops-health active-job the check job itself (measure, judge, drain or resume)
   gpuops-health show       print the last result
   gpuops-health clear-xid  forget the XIDs that keep the node drained (after a GPU reset)
 
@@ -34,6 +38,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
 # pylint: disable=wrong-import-position
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _active as active  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (  # noqa: E402
     GpuFactsError,
@@ -57,7 +62,10 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate 
 
 CONFIG = os.environ.get("GPUOPS_HEALTH_CONFIG", "/etc/gpuops/health.json")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-USAGE = "usage: gpuops-health {interval|prolog|epilog|diag|show|clear-xid}"
+COMMANDS = ("interval", "prolog", "epilog", "active", "active-job", "join", "gate", "show", "clear-xid")
+USAGE = "usage: gpuops-health {%s}" % "|".join(COMMANDS)
+# The run each command judges with (health.MODE_CHECKS).
+MODE_OF = {"active-job": "active", "join": "active", "gate": "active"}
 
 
 def log(priority, message):
@@ -65,9 +73,9 @@ def log(priority, message):
     syslog.syslog(priority, message)
 
 
-def run(argv, timeout):
-    """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C."""
-    env = {"PATH": PATH, "LC_ALL": "C", "LANG": "C"}
+def run(argv, timeout, env=None):
+    """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C (and env's other variables)."""
+    env = dict(env or {}, PATH=PATH, LC_ALL="C", LANG="C")
     try:
         proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     except OSError as exc:
@@ -125,7 +133,7 @@ class Node(object):
         self.paths = cfg.get("paths") or {}
         self.state_dir = self.paths.get("state_dir") or "/var/lib/gpuops/health"
         self.sysfs = self.paths.get("sysfs") or "/sys"
-        self.checks = set(name for name in health.MODE_CHECKS.get(mode, ())
+        self.checks = set(name for name in health.MODE_CHECKS.get(MODE_OF.get(mode, mode), ())
                           if (cfg.get("checks") or {}).get(name, True))
 
     # ---- gathering
@@ -400,10 +408,10 @@ def wait_gone(pids, seconds):
 def check(node):
     """Gather what mode's checks need, evaluate, act. Returns the exit code."""
     started = time.time()
-    mode, wanted = node.mode, node.checks
+    mode, wanted = MODE_OF.get(node.mode, node.mode), node.checks
     seen = {}
     job_id, found = None, {}
-    if "gpu_processes" in wanted and mode == "interval":
+    if "gpu_processes" in wanted and mode in ("interval", "active"):
         seen["processes"] = {"job": None, "survivors": node.still_stuck()}
     if "gpu_processes" in wanted and mode == "epilog":
         seen["smi"] = node.smi(processes=True) if (node.cfg.get("expect") or {}).get("gpu_count") else {}
@@ -427,11 +435,13 @@ def check(node):
         seen["ib"] = node.ib()
     if "diag" in wanted:
         seen["diag"] = diag(node)
+    if wanted & set(active.MEASURED):
+        seen["active"] = measure(node, (seen.get("smi") or {}).get("parsed") or {})
     results = health.evaluate(node.name, mode, node.cfg, seen)
     failed = any(item["status"] == health.FAIL for item in results)
 
     state, error = (None, None)
-    if failed or mode in ("interval", "diag"):
+    if failed or mode in ("interval", "active"):
         state, error = node.slurm_state()
     decision = health.decide(results, state, mode)  # only the periodic run, with every check, resumes
     acted = True
@@ -443,12 +453,13 @@ def check(node):
         log(syslog.LOG_NOTICE, "resumed %s: every check passes again" % node.name)
     elif failed:
         log(syslog.LOG_WARNING, "%s failed (%s): %s" % (node.name, decision["why"], decision["reason"]))
-    if error and mode in ("interval", "diag"):
+    if error and mode in ("interval", "active"):
         decision["why"] += " (Slurm state unreadable: %s)" % error
     record = health.summary(node.name, mode, results, decision, time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                             time.time() - started)
-    if job_id:
-        record["job_id"] = job_id
+    record["epoch"] = round(time.time(), 3)
+    if job_id or (mode == "active" and os.environ.get("SLURM_JOB_ID")):
+        record["job_id"] = job_id or os.environ.get("SLURM_JOB_ID")
     write_json(os.path.join(node.state_dir, "last-%s.json" % mode), record)
     write_json(os.path.join(node.state_dir, "last.json"), record)
 
@@ -464,22 +475,142 @@ def check(node):
 
 
 def diag(node):
+    """dcgmi diag at the configured level. The active run makes it only on a node it holds or inside its own
+    exclusive check job, so no job's GPU is disturbed."""
     dcgmi = which("dcgmi", node.paths.get("dcgmi"))
     if not dcgmi:
         return {"error": "DCGM is not installed (no dcgmi): nothing to run"}
-    state, error = node.slurm_state()
-    if state is None or state.get("base_state") != "idle":
-        return {"error": "the node is not idle (%s): diagnostics wait for an idle node"
-                % (error or (state or {}).get("state"))}
-    rc, out, err, timed_out = run([dcgmi, "diag", "-r", "1"], health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1,
-                                                                                     86400))
+    level = node.cfg.get("diag_level", 1)
+    rc, out, err, timed_out = run([dcgmi, "diag", "-r", str(level)],
+                                  health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1, 86400))
     if timed_out:
-        return {"rc": rc, "text": "dcgmi diag -r 1 timed out"}
+        return {"rc": rc, "text": "dcgmi diag -r %s timed out" % level}
     return {"rc": rc, "text": out + err}
 
 
+def check_python(node):
+    """The Python of the PyTorch environment the measurements run under: the setting, else the newest environment
+    under the PyTorch root (gpuops.cluster.pytorch_env's layout, <root>/<version>-<build>/bin/python)."""
+    settings = node.cfg.get("active") or {}
+    if settings.get("python"):
+        return settings["python"] if os.access(settings["python"], os.X_OK) else None
+    root = settings.get("pytorch_root") or "/opt/gpuops/pytorch"
+    found = []
+    for name in (os.listdir(root) if os.path.isdir(root) else []):
+        path = os.path.join(root, name, "bin", "python")
+        if os.access(path, os.X_OK):
+            found.append((os.path.getmtime(os.path.dirname(os.path.dirname(path))), path))
+    return max(found)[1] if found else None
+
+
+def measure(node, parsed_smi):
+    """The measured checks' results: the check program under the PyTorch environment, judged by _active."""
+    settings = dict(node.cfg.get("active") or {}, checks=node.cfg.get("checks") or {})
+    gpus = parsed_smi.get("gpus") or []
+    if not (node.cfg.get("expect") or {}).get("gpu_count"):
+        return active.active_results(node.name, None, gpus, settings, "the node's Gres has no GPU")
+    python = check_python(node)
+    if not python:
+        return active.active_results(node.name, None, gpus, settings, (
+            "no PyTorch environment (gpuops.cluster.pytorch_env) under %s, and node_health_active_python is not set"
+            % ((node.cfg.get("active") or {}).get("pytorch_root") or "/opt/gpuops/pytorch")))
+    timeout = health.setting_seconds(node.cfg.get("active") or {}, "timeout_s", 900, 60, 86400)
+    env = dict((key, value) for key, value in os.environ.items() if key.startswith(("CUDA_", "SLURM_", "NCCL_")))
+    env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"  # the order nvidia-smi lists the GPUs in
+    rc, out, err, timed_out = run([python, os.path.join(HERE, "gpuops_gpu_check.py")], timeout, env)
+    if timed_out:
+        return active.active_results(node.name, None, gpus, settings, "the check program ran past %d s" % timeout)
+    try:
+        measured = active.parse_measurements(out)
+    except active.ActiveCheckError as exc:
+        why = "%s (rc %s%s)" % (exc, rc, ": " + err.strip()[-200:] if err.strip() else "")
+        return active.active_results(node.name, None, gpus, settings, why)
+    record = dict(measured, rc=rc)
+    write_json(os.path.join(node.state_dir, "active-measured.json"), record)
+    return active.active_results(node.name, measured, gpus, settings)
+
+
+def pending_job(node):
+    """Whether a check job for this node waits or runs in Slurm already."""
+    squeue = which("squeue", node.paths.get("squeue"))
+    if not squeue:
+        return False
+    rc, out, _err, timed_out = run([squeue, "-h", "-n", active.check_job_name(node.name), "-o", "%i",
+                                    "--states=PENDING,CONFIGURING,RUNNING"], 20)
+    return rc == 0 and not timed_out and bool(out.strip())
+
+
+def submit(node, state):
+    """Submit the node's check job; returns (job id or None, why)."""
+    sbatch = which("sbatch", node.paths.get("sbatch"))
+    if not sbatch:
+        return None, "sbatch not found"
+    settings = node.cfg.get("active") or {}
+    partitions = [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
+    argv = active.check_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
+                                 (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions, node.state_dir,
+                                 health.setting_seconds(settings, "timeout_s", 900, 60, 86400),
+                                 health.setting_whole(settings, "deadline_h", 12, 1, 720))
+    rc, out, err, timed_out = run(argv, 30)
+    if rc != 0 or timed_out:
+        return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
+    return out.strip().split(";", 1)[0], "submitted"
+
+
+def mark_joined(node):
+    marker = node.paths.get("join_marker") or "/run/gpuops/health-joined"
+    directory = os.path.dirname(marker)
+    if not os.path.isdir(directory):
+        os.makedirs(directory, 0o755)
+    with open(marker, "w") as handle:
+        handle.write(time.strftime("%Y-%m-%dT%H:%M:%S%z\n"))
+
+
+def plan_record(node, command, plan, job=None, why=None):
+    record = {"node": node.name, "command": command, "action": plan["action"], "why": why or plan["why"],
+              "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "epoch": round(time.time(), 3)}
+    if job:
+        record["job_id"] = job
+    write_json(os.path.join(node.state_dir, "active-plan.json"), record)
+    print("%s: %s (%s)" % (command, plan["action"], record["why"]))
+
+
+def activate(node, command):
+    """active, join and gate: where the node's active checks run, from its Slurm state."""
+    state, error = node.slurm_state()
+    if command in ("join", "gate"):
+        mark_joined(node)
+        plan = active.gate_plan(state)
+        if plan["action"] == "drain":
+            when = "boot" if command == "gate" else "joined"
+            if not node.update("State=DRAIN", "Reason=%s" % active.pending_reason(when)):
+                plan = {"action": "skip", "why": "could not drain the joining node (scontrol failed)"}
+            else:
+                log(syslog.LOG_NOTICE, "%s drained until its active checks pass" % node.name)
+                plan = {"action": "run", "why": "joined: drained until its checks pass"}
+    else:
+        plan = active.active_plan(state, pending_job(node) if state is not None else False)
+    if error and plan["action"] == "skip":
+        plan["why"] += ": %s" % error
+    if plan["action"] == "run" and command == "gate":
+        # Before slurmd: the checks run once it does (gpuops-health-active.service is ordered after it).
+        rc, out, err, _timed_out = run(["systemctl", "start", "--no-block", "gpuops-health-active.service"], 30)
+        plan_record(node, command, plan, why=plan["why"] + ("" if rc == 0 else " (systemctl: %s)" % (err or out)))
+        return 0
+    if plan["action"] == "run":
+        plan_record(node, command, plan)
+        node.mode = "active-job"
+        return check(node)
+    if plan["action"] == "submit":
+        job, why = submit(node, state)
+        plan_record(node, command, plan, job=job, why=plan["why"] if job else why)
+        return 0 if job else 1
+    plan_record(node, command, plan)
+    return 0
+
+
 def main(argv):
-    if len(argv) != 2 or argv[1] not in health.MODES + ("show", "clear-xid"):
+    if len(argv) != 2 or argv[1] not in COMMANDS:
         print(USAGE, file=sys.stderr)
         return 2
     command = argv[1]
@@ -505,6 +636,8 @@ def main(argv):
         log(syslog.LOG_NOTICE, "XIDs cleared by an admin: %s" % [event.get("xid") for event in cleared])
         return 0
     try:
+        if command in ("active", "join", "gate"):
+            return activate(Node(cfg, command), command)
         return check(Node(cfg, command))
     except Exception as exc:  # pylint: disable=broad-except
         # A fault of this program must not drain the cluster or fail every job: it is logged and recorded.

@@ -481,7 +481,7 @@ def test_readings_not_parsed_or_switched_off_or_no_smi():
     assert _by_check(health.evaluate("gpu01", "prolog", _settings(), seen))["gpu_temperature"]["status"] == "not_run"
     assert health.temperature_result("n", [])["status"] == "not_run"
     assert [mode for mode in health.MODES if "gpu_temperature" in health.MODE_CHECKS[mode]] == [
-        "epilog", "interval", "prolog"]
+        "active", "epilog", "interval", "prolog"]
 
 
 # --------------------------------------------------------------------------
@@ -490,6 +490,8 @@ def test_readings_not_parsed_or_switched_off_or_no_smi():
 FAILED = [health.result("n", "gpu_count", "fail", 7, 8, "nvidia-smi lists 7 of the 8 GPUs in the node's GRES")]
 PASSED = [health.result("n", "gpu_count", "pass", 8, 8, "8 GPU(s)")]
 OURS = "gpuops-health: gpu_count: nvidia-smi lists 7 of the 8 GPUs in the node's GRES"
+ACTIVE_OURS = "gpuops-health: gpu_matmul: bf16 matrix multiply: GPU 3 412 TFLOPS < 504 (expected 594 -15%)"
+PENDING = "gpuops-health: active: checks pending (boot)"
 
 
 def _node(state, reason=None):
@@ -508,7 +510,18 @@ def _node(state, reason=None):
     (FAILED, _node("IDLE+DRAIN", "gpuops-health: gpu_count: 6 of 8 [root@2026-11-24T10:00:00]"), "interval", "none"),
     (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "interval", "resume"),
     (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "prolog", "none"),
-    (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "diag", "none"),
+    (PASSED, _node("IDLE+DRAIN", OURS + " [root@2026-11-24T10:00:00]"), "active", "resume"),
+    # A drain for an active check is lifted by the active run only: the periodic one passes without measuring.
+    (PASSED, _node("IDLE+DRAIN", ACTIVE_OURS + " [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (PASSED, _node("IDLE+DRAIN", ACTIVE_OURS + " [root@2026-11-24T10:00:00]"), "active", "resume"),
+    (PASSED, _node("DOWN+DRAIN", PENDING + " [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (PASSED, _node("IDLE+DRAIN", PENDING + " [root@2026-11-24T10:00:00]"), "active", "resume"),
+    (PASSED, _node("IDLE+DRAIN", "gpuops-health: diag: dcgmi diag -r 1 failed: Memory"), "interval", "none"),
+    # The periodic run failing on a node an active check holds keeps the active reason: the active run decides.
+    (FAILED, _node("IDLE+DRAIN", ACTIVE_OURS + " [root@2026-11-24T10:00:00]"), "interval", "none"),
+    (FAILED, _node("IDLE+DRAIN", PENDING + " [root@2026-11-24T10:00:00]"), "active", "drain"),
+    (FAILED, _node("ALLOCATED"), "active", "drain"),
+    (PASSED, _node("IDLE+DRAIN", "fan broken [root@2026-11-24T10:00:00]"), "active", "none"),
     (PASSED, _node("IDLE+DRAIN", "fan broken [root@2026-11-24T10:00:00]"), "interval", "none"),
     (PASSED, _node("IDLE"), "interval", "none"),
 ])
@@ -581,7 +594,7 @@ def test_dcgmi_diag_failing_run():
     rows = health.parse_dcgmi_diag(text)
     assert ("Persistence Mode", "fail") in rows and ("Denylist", "pass") in rows
     res = health.diag_result("n", 226, text)
-    assert res["status"] == "fail" and res["message"] == "dcgmi diag -r 1 failed: Persistence Mode"
+    assert res["status"] == "fail" and res["message"] == "dcgmi diag -r 1 failed: Persistence Mode fail (expected pass)"
 
 
 def test_dcgmi_diag_passing_run_and_no_dcgm():
