@@ -310,7 +310,7 @@ def test_a_node_in_service_gets_its_check_job_once(active_node):
     assert plan["action"] == "submit" and plan["job_id"] == "4711" and record is None
     assert (base / "sbatch.calls").read_text().split() == [
         "--job-name=gpuops-health-active-bench01", "--nodelist=bench01", "--nodes=1", "--exclusive", "--nice=10000",
-        "--time=15", "--deadline=now+12hours", "--output=%s/active-job-%%j.log" % (base / "state"), "--parsable",
+        "--time=26", "--deadline=now+12hours", "--output=%s/active-job-%%j.log" % (base / "state"), "--parsable",
         "--partition=gpu,debug", "--gres=gpu:%d" % active_node["count"], "--wrap=/usr/local/sbin/gpuops-health",
         "active-job"]
     (base / "squeue.out").write_text("4711\n")

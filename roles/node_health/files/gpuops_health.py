@@ -547,10 +547,12 @@ def submit(node, state):
         return None, "sbatch not found"
     settings = node.cfg.get("active") or {}
     partitions = [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
+    # The job's time limit: the measurements, dcgmi diag, and a minute for the periodic checks and Slurm.
+    limit = (health.setting_seconds(settings, "timeout_s", 900, 60, 86400)
+             + health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1, 86400) + 60)
     argv = active.check_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
                                  (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions, node.state_dir,
-                                 health.setting_seconds(settings, "timeout_s", 900, 60, 86400),
-                                 health.setting_whole(settings, "deadline_h", 12, 1, 720))
+                                 limit, health.setting_whole(settings, "deadline_h", 12, 1, 720))
     rc, out, err, timed_out = run(argv, 30)
     if rc != 0 or timed_out:
         return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
