@@ -295,6 +295,13 @@ def active_results(node, measured, smi_gpus, settings, not_run=None):
         else:
             items = [(gpu["index"], gpu[check], smi_gpus[position] if position < len(smi_gpus) else {})
                      for position, gpu in enumerate(measured["gpus"])]
+            # A GPU nvidia-smi lists that CUDA does not show (it failed to initialise) fails every per-GPU check.
+            items += [(position, {"error": "nvidia-smi lists it, CUDA does not show it (%d of %d GPUs)"
+                                  % (len(measured["gpus"]), len(smi_gpus))}, smi_gpus[position])
+                      for position in range(len(measured["gpus"]), len(smi_gpus))]
+        if not items:
+            out.append(result(node, check, NOT_RUN, None, None, "no GPU was measured"))
+            continue
         out.append(_judge(node, check, items, tolerance, site))
     return out
 

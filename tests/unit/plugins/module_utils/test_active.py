@@ -257,3 +257,12 @@ def test_the_check_job_is_exclusive_low_priority_and_bounded():
                     "--output=/var/lib/gpuops/health/active-job-%j.log", "--parsable", "--partition=gpu,debug",
                     "--gres=gpu:8", "--wrap=/usr/local/sbin/gpuops-health active-job"]
     assert active.pending_reason("boot") == "gpuops-health: active: checks pending (boot)"
+
+
+def test_a_gpu_cuda_does_not_show_fails_and_no_gpu_at_all_is_not_run():
+    doc = active.parse_measurements(_measured(count=1))
+    res = _by_check(active.active_results("n", doc, H100 * 2, {}))
+    assert res["gpu_matmul"]["status"] == "fail"
+    assert "GPU 1: nvidia-smi lists it, CUDA does not show it (1 of 2 GPUs)" in res["gpu_matmul"]["message"]
+    empty = active.parse_measurements('{"torch": "2.13.0+cu128", "gpus": []}')
+    assert [item["status"] for item in active.active_results("n", empty, [], {})] == ["not_run"] * 5
