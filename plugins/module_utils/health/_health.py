@@ -651,6 +651,7 @@ def evaluate(node, mode, settings, seen):
     reason = seen.get("no_hardware_reason") or "no NVIDIA GPU on the PCI bus"
     out = []
     smi_ok = smi.get("outcome") == "xml" and not smi.get("error") and not smi.get("timed_out")
+    measured = dict((item["check"], item) for item in seen.get("active") or [])
     rdma = {}
     if "rdma_ports" in wanted or "peermem_loaded" in wanted:
         data = {"ib": seen.get("ib") or {}, "hardware": hardware, "no_hardware_reason": reason,
@@ -679,7 +680,6 @@ def evaluate(node, mode, settings, seen):
                                    settings.get("diag_level", 1)))
         elif name in MEASURED:
             # The active run's measurements, judged already (_active.active_results); a check switched off has none.
-            measured = dict((item["check"], item) for item in seen.get("active") or [])
             out.append(measured.get(name) or result(node, name, NOT_RUN, None, None, "not measured"))
         elif name in ("rdma_ports", "peermem_loaded"):
             out.append(rdma[name])
