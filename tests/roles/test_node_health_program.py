@@ -18,7 +18,11 @@ import health_prolog  # noqa: E402  pylint: disable=wrong-import-position
 
 SCONTROL = """#!/bin/sh
 echo "$*" >> {base}/scontrol.calls
-if [ "$1" = "-o" ]; then cat {base}/node-state; fi
+if [ "$1" = "-o" ] && [ "$4" != "bench01" ]; then cat {base}/partner-state 2>/dev/null
+elif [ "$1" = "-o" ]; then cat {base}/node-state
+elif [ "$1 $2" = "show topology" ]; then cat {base}/topology 2>/dev/null
+fi
+exit 0
 """
 
 
@@ -265,6 +269,19 @@ def _active(node, command):
     return proc, plan, record, calls
 
 
+def _program(node, command, **env):
+    """gpuops-health command on node, with env (SLURM_JOB_ID and the like) as Slurm would give it."""
+    environ = dict(env, PATH=os.environ.get("PATH", "/usr/bin:/bin"), GPUOPS_HEALTH_CONFIG=node["config"])
+    proc = subprocess.run([sys.executable, "-I", str(node["base"] / "health" / "gpuops_health.py"), command],
+                          env=environ, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _updates(calls):
+    return [call for call in calls if call.startswith("update ")]
+
+
 def _results(record):
     return dict((item["check"], item) for item in record["results"])
 
@@ -300,7 +317,10 @@ def test_a_slow_gpu_drains_with_the_value_and_the_expectation_and_only_the_activ
     assert interval["action"] == "none" and len(calls) == count + 1  # it only read the node's state
     _measure(active_node, matmul=110.0)
     proc, plan, record, calls = _active(active_node, "active")
-    assert record["action"] == "resume" and calls[-1] == "update NodeName=bench01 State=RESUME"
+    assert record["action"] == "resume" and _updates(calls)[-1] == "update NodeName=bench01 State=RESUME"
+    # Resumed, the node asks for its pair check over the fabric: Slurm runs no switch tree here, so there is none.
+    fabric_plan = json.loads((base / "state" / "fabric-plan.json").read_text())
+    assert fabric_plan["action"] == "skip" and fabric_plan["why"].startswith("Slurm runs without a switch tree")
 
 
 def test_a_node_in_service_gets_its_check_job_once(active_node):
@@ -323,11 +343,7 @@ def test_the_check_job_drains_a_failing_node_it_runs_on(active_node):
     base = active_node["base"]
     _dcgmi(active_node, "azhpc-h200-doc_dcgmi-diag-r1_fail-persistence.txt")
     (base / "node-state").write_text("NodeName=bench01 State=ALLOCATED\n")
-    environ = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GPUOPS_HEALTH_CONFIG": active_node["config"],
-               "SLURM_JOB_ID": "4711"}
-    proc = subprocess.run([sys.executable, "-I", str(base / "health" / "gpuops_health.py"), "active-job"],
-                          env=environ, capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
+    _program(active_node, "active-job", SLURM_JOB_ID="4711")
     record = json.loads((base / "state" / "last-active.json").read_text())
     assert record["job_id"] == "4711" and record["action"] == "drain"
     assert record["reason"] == "gpuops-health: diag: dcgmi diag -r 1 failed: Persistence Mode fail (expected pass)"
@@ -357,3 +373,91 @@ def test_without_a_pytorch_environment_the_measured_checks_say_why(active_node):
     assert res["gpu_matmul"]["status"] == "not_run"
     assert res["gpu_matmul"]["message"].startswith("no PyTorch environment (gpuops.cluster.pytorch_env) under ")
     assert record["action"] == "resume"  # nothing failed: dcgmi diag passed, the rest was not judged
+
+
+# ---- the pair check over the fabric
+
+TOPOLOGY = "SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=bench[01-04]\nSwitchName=spine Level=1 Switches=leaf1\n"
+PARTNERS = "NodeName=bench02 State=IDLE\nNodeName=bench03 State=MIXED\nNodeName=bench04 State=IDLE+DRAIN Reason=x\n"
+
+
+@pytest.fixture(name="pair_node")
+def _pair_node(active_node):
+    base = active_node["base"]
+    (base / "topology").write_text(TOPOLOGY)
+    (base / "partner-state").write_text(PARTNERS)
+    (base / "node-state").write_text("NodeName=bench01 State=ALLOCATED Partitions=gpu\n")
+    with open(active_node["config"]) as handle:
+        settings = json.load(handle)
+    # No RDMA port on this machine: the site's own figure for its GPU model is the expectation.
+    settings["active"]["expect"]["Tesla V100S-PCIE-32GB"]["fabric_allreduce"] = 100
+    with open(active_node["config"], "w") as handle:
+        json.dump(settings, handle)
+    return active_node
+
+
+def _record(node, nodelist, measured, job="5001"):
+    """gpuops-health fabric-record as srun starts it on bench01 in pair job job of nodelist."""
+    base = node["base"]
+    _program(node, "fabric-record", SLURM_JOB_ID=job, SLURM_JOB_NODELIST=nodelist,
+             GPUOPS_FABRIC_MEASURED=json.dumps(measured))
+    calls = (base / "scontrol.calls").read_text().splitlines()
+    sbatch = (base / "sbatch.calls").read_text().splitlines() if (base / "sbatch.calls").exists() else []
+    return json.loads((base / "state" / "last-fabric.json").read_text()), calls, sbatch
+
+
+def test_a_node_in_service_that_passes_asks_for_its_pair_check_with_the_next_node_under_its_leaf(pair_node):
+    base = pair_node["base"]
+    _program(pair_node, "active-job", SLURM_JOB_ID="4711")
+    plan = json.loads((base / "state" / "fabric-plan.json").read_text())
+    assert plan["action"] == "submit" and plan["partner"] == "bench02" and plan["leaf"] == "leaf1"
+    assert (base / "sbatch.calls").read_text().split() == [
+        "--job-name=gpuops-health-fabric-bench01", "--nodelist=bench01,bench02", "--nodes=2",
+        "--ntasks-per-node=1", "--exclusive", "--mem=0", "--nice=10000", "--time=16",
+        "--deadline=now+12hours", "--output=%s/fabric-job-%%j.log" % (base / "state"), "--parsable",
+        "--partition=gpu", "--gres=gpu:%d" % pair_node["count"], "--wrap=/usr/local/sbin/gpuops-health", "fabric-job"]
+
+
+def test_a_node_that_fails_with_two_partners_is_drained_and_one_failure_asks_for_another_partner(pair_node):
+    record, calls, sbatch = _record(pair_node, "bench[01-02]", {"value": 12.0})
+    assert record["status"] == "pass" and record["action"] == "none"  # nothing blamed yet
+    assert record["results"][0]["status"] == "not_run" and record["partner"] == "bench02"
+    assert _updates(calls) == []
+    # bench03 is next (bench04 is drained): the second opinion.
+    assert "--nodelist=bench01,bench03" in sbatch[-1].split()
+    record, calls, sbatch = _record(pair_node, "bench[01,03]", {"value": 11.5}, job="5002")
+    assert record["action"] == "drain" and record["results"][0]["status"] == "fail"
+    assert _updates(calls)[-1] == (
+        "update NodeName=bench01 State=DRAIN Reason=gpuops-health: fabric_allreduce: NCCL all-reduce over the fabric: "
+        "12.0 GB/s < 90.0 with bench02 (expected 100 -10%); 11.5 GB/s < 90.0 with bench03 (expected 100 -10%)")
+    assert len(sbatch) == 1  # no third pair
+    values = dict((item["partner"], item["value"]) for item in record["results"][0]["values"])
+    assert values == {"bench02": 12.0, "bench03": 11.5}
+
+
+def test_a_node_that_failed_with_one_partner_and_passed_with_another_stays_in_service(pair_node):
+    _record(pair_node, "bench[01-02]", {"value": 12.0})
+    record, calls, _sbatch = _record(pair_node, "bench[01,03]", {"value": 95.0}, job="5002")
+    assert record["results"][0]["status"] == "pass" and record["action"] == "none" and _updates(calls) == []
+    assert record["results"][0]["message"].endswith("it failed with bench02 only, which is the suspect")
+
+
+def test_a_pair_without_cuda_is_recorded_not_judged(pair_node):
+    record, calls, sbatch = _record(pair_node, "bench[01-02]", {"error": "torch 2.13.0+cpu sees no CUDA GPU"})
+    assert record["results"][0]["status"] == "not_run" and _updates(calls) == [] and sbatch == []
+    assert record["results"][0]["message"] == ("NCCL all-reduce over the fabric: not measured with bench02: torch "
+                                               "2.13.0+cpu sees no CUDA GPU")
+
+
+def test_a_node_the_pair_check_drained_is_retested_first_in_the_queue_by_its_next_active_run(pair_node):
+    base = pair_node["base"]
+    _record(pair_node, "bench[01-02]", {"value": 12.0})
+    record, _calls, _sbatch = _record(pair_node, "bench[01,03]", {"value": 11.5}, job="5002")
+    (base / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Partitions=gpu Reason=%s [root@2026-11-30]\n"
+                                     % record["reason"])
+    proc, plan, active_record, calls = _active(pair_node, "active")
+    assert plan["action"] == "run" and active_record["action"] == "resume"
+    assert _updates(calls)[-1] == "update NodeName=bench01 State=RESUME"
+    assert json.loads((base / "state" / "fabric.json").read_text()) == []  # the failures that drained it are forgotten
+    retest = (base / "sbatch.calls").read_text().splitlines()[-1].split()
+    assert "--priority=TOP" in retest and "--nodelist=bench01,bench02" in retest

@@ -31,6 +31,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_
 MEASURED = ("gpu_matmul", "gpu_memory_bandwidth", "gpu_h2d_bandwidth", "gpu_d2h_bandwidth", "nccl_allreduce")
 PER_GPU = ("gpu_matmul", "gpu_memory_bandwidth", "gpu_h2d_bandwidth", "gpu_d2h_bandwidth")
 ACTIVE_CHECKS = MEASURED + ("diag",)
+# The pair check over the fabric (_fabric_check): a two-node job of its own, judged by the rule of blame there.
+FABRIC_CHECK = "fabric_allreduce"
 # The reason gpuops-health writes on a node that waits for its first checks (joined: a boot, a first install).
 PENDING_CHECK = "active"
 UNITS = {"gpu_matmul": "TFLOPS", "gpu_memory_bandwidth": "GB/s", "gpu_h2d_bandwidth": "GB/s",
@@ -127,7 +129,7 @@ def _number(value):
     return value if math.isfinite(value) and value >= 0 else None
 
 
-def _site_expect(site, gpu):
+def site_expect(site, gpu):
     """The site's expectations for this GPU (node_health_active_expect): by product name, or by the table's model."""
     row = gpu_model(gpu.get("name"))
     for key, value in (site or {}).items():
@@ -145,7 +147,7 @@ def expectations(gpu, site=None):
     with no expectation is reported, never judged.
     """
     row = gpu_model(gpu.get("name"))
-    mine = _site_expect(site, gpu)
+    mine = site_expect(site, gpu)
     link = pcie_link_gbs(gpu.get("pcie_link"))
     out = {}
     for check in MEASURED:
@@ -212,18 +214,17 @@ def settings_errors(settings):
                           % (shown(key, 40), shown(value, 40)))
             continue
         for check, number in value.items():
-            if check not in MEASURED:
+            if check not in MEASURED + (FABRIC_CHECK,):
                 errors.append("node_health_active_expect[%s] names %s: the measured checks are %s"
-                              % (shown(key, 40), shown(check, 40), ", ".join(MEASURED)))
+                              % (shown(key, 40), shown(check, 40), ", ".join(MEASURED + (FABRIC_CHECK,))))
             elif _number(number) is None or number == 0:
                 errors.append("node_health_active_expect[%s][%s] must be a positive number (%s), not %s"
-                              % (shown(key, 40), check, UNITS[check], shown(number, 40)))
+                              % (shown(key, 40), check, UNITS.get(check, "GB/s"), shown(number, 40)))
     return errors
 
 
-def parse_measurements(text):
-    """The check program's JSON document: {"error", "gpus": [{"index", "name", <check>: value or {"error"}}],
-    "nccl_allreduce": value or {"error"}}. Raises ActiveCheckError on anything else."""
+def program_document(text):
+    """The mapping the check program printed as its last JSON line (text or bytes); ActiveCheckError otherwise."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     if not isinstance(text, str):
@@ -237,6 +238,13 @@ def parse_measurements(text):
         raise ActiveCheckError("the check program's last line is not JSON: %s" % shown(lines[-1], 120))
     if not isinstance(data, dict):
         raise ActiveCheckError("the check program's document is not a mapping: %s" % shown(data, 60))
+    return data
+
+
+def parse_measurements(text):
+    """The check program's JSON document: {"error", "gpus": [{"index", "name", <check>: value or {"error"}}],
+    "nccl_allreduce": value or {"error"}}. Raises ActiveCheckError on anything else."""
+    data = program_document(text)
     gpus = data.get("gpus", [])
     if not isinstance(gpus, list) or not all(isinstance(gpu, dict) for gpu in gpus):
         raise ActiveCheckError("the check program's gpus must be a list of mappings, not %s" % shown(gpus, 60))
@@ -417,13 +425,19 @@ def check_job_argv(sbatch, program, node, gpus, partitions, state_dir, time_limi
     """The sbatch command that checks node as a Slurm job of its own: the node alone (--nodelist, --exclusive), all
     its GPUs, the lowest priority (--nice), dropped when it could not start within deadline_h hours (--deadline),
     its output in the state directory."""
-    argv = [sbatch, "--job-name=%s" % check_job_name(node), "--nodelist=%s" % node, "--nodes=1", "--exclusive",
-            "--nice=10000", "--time=%d" % max(1, int(math.ceil(time_limit_s / 60.0))),
-            "--deadline=now+%dhours" % deadline_h, "--output=%s/active-job-%%j.log" % state_dir.rstrip("/"),
-            "--parsable"]
+    return ([sbatch, "--job-name=%s" % check_job_name(node), "--nodelist=%s" % node, "--nodes=1", "--exclusive",
+             "--nice=10000"]
+            + job_options(time_limit_s, deadline_h, "%s/active-job-%%j.log" % state_dir.rstrip("/"), partitions, gpus,
+                          "%s active-job" % program))
+
+
+def job_options(time_limit_s, deadline_h, output, partitions, gpus, command):
+    """The sbatch options every check job ends with: its time limit (minutes, rounded up), its deadline, its
+    output, --parsable, the node's partitions, its GPUs (per node) and the command it runs."""
+    argv = ["--time=%d" % max(1, int(math.ceil(time_limit_s / 60.0))), "--deadline=now+%dhours" % deadline_h,
+            "--output=%s" % output, "--parsable"]
     if partitions:
         argv.append("--partition=%s" % ",".join(partitions))
     if gpus:
         argv.append("--gres=gpu:%d" % gpus)
-    argv.append("--wrap=%s active-job" % program)
-    return argv
+    return argv + ["--wrap=%s" % command]

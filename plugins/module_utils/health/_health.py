@@ -23,6 +23,7 @@ import re
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import slurm_type_name
 from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import (
     ACTIVE_CHECKS,
+    FABRIC_CHECK,
     MEASURED,
     PENDING_CHECK,
 )
@@ -51,7 +52,8 @@ REASON_LIMIT = 200
 
 # Every check, in the order results are reported. Settings switch each on or off.
 CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "xid", "gpu_memory_errors", "gpu_temperature", "driver_version",
-          "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes") + ACTIVE_CHECKS
+          "driver_loaded", "persistence_mode", "rdma_ports", "peermem_loaded", "gpu_processes") + ACTIVE_CHECKS + (
+              FABRIC_CHECK,)
 # What each mode runs (of the checks switched on). The prolog runs only what
 # one nvidia-smi call and a few reads answer: a slow prolog holds every job.
 MODE_CHECKS = {
@@ -65,11 +67,15 @@ MODE_CHECKS = {
 # The active run (a check job, a joining node, on demand) measures the GPUs (_active) and makes every periodic
 # check too: it resumes a node only when all pass.
 MODE_CHECKS["active"] = MODE_CHECKS["interval"] + ACTIVE_CHECKS
+# The pair check's record on each node of a pair job (_fabric_check): the fabric check alone.
+MODE_CHECKS["fabric"] = (FABRIC_CHECK,)
 # The checks whose drain each mode may lift once they pass: the periodic run lifts its own, the active run any
-# of gpuops-health's (with the reason of a node that waits for its first checks). The prolog and epilog never
-# resume a node.
+# of gpuops-health's (with the reason of a node that waits for its first checks; a node the fabric check drained
+# is resumed for its retest, a pair job at the highest priority), the pair check its own. The prolog and epilog
+# never resume a node.
 RESUMES = {"interval": frozenset(MODE_CHECKS["interval"]),
-           "active": frozenset(MODE_CHECKS["active"] + (PENDING_CHECK,))}
+           "active": frozenset(MODE_CHECKS["active"] + (PENDING_CHECK, FABRIC_CHECK)),
+           "fabric": frozenset((FABRIC_CHECK,))}
 MODES = tuple(sorted(MODE_CHECKS))
 # The checks that read nvidia-smi: not run on a node whose Gres has no GPU.
 GPU_CHECKS = ("nvidia_smi", "gpu_count", "gpu_model", "gpu_memory_errors", "gpu_temperature", "driver_version",
@@ -639,7 +645,8 @@ def evaluate(node, mode, settings, seen):
     seen: smi {outcome, rc, timed_out, error, parsed: parse_smi_xml's, with
     readings=True for READING_CHECKS}, pci_gpus, hardware, no_hardware_reason,
     modules, proc_version, xid {state, events, error}, ib, processes {job,
-    killed, survivors}, diag {rc, text, error}, active (_active.active_results' results).
+    killed, survivors}, diag {rc, text, error}, active (_active.active_results' results),
+    fabric (_fabric_check.fabric_verdict's result).
     """
     enabled = settings.get("checks") or {}
     wanted = [name for name in MODE_CHECKS[mode] if enabled.get(name, True)]
@@ -678,6 +685,9 @@ def evaluate(node, mode, settings, seen):
             diag = seen.get("diag") or {}
             out.append(diag_result(node, diag.get("rc"), diag.get("text"), diag.get("error"),
                                    settings.get("diag_level", 1)))
+        elif name == FABRIC_CHECK:
+            # The pair check's verdict (_fabric_check.fabric_verdict), made from the node's pair results.
+            out.append(seen.get("fabric") or result(node, name, NOT_RUN, None, None, "no pair result"))
         elif name in MEASURED:
             # The active run's measurements, judged already (_active.active_results); a check switched off has none.
             out.append(measured.get(name) or result(node, name, NOT_RUN, None, None, "not measured"))
@@ -765,6 +775,15 @@ def decide(results, node_state, mode):
         return {"action": "none", "reason": None, "why": "held by Slurm for another reason (%s): left as it is"
                 % (current or base)}
     return {"action": "none", "reason": None, "why": "healthy"}
+
+
+def held_for(node_state):
+    """The check a node is drained, down or failed for by gpuops-health, from its Slurm state; None otherwise."""
+    flags = set((node_state or {}).get("flags") or [])
+    base = (node_state or {}).get("base_state")
+    held = bool(flags & {"drain", "drained", "draining", "fail", "failing"}) or base in ("down", "fail")
+    reason = (node_state or {}).get("reason")
+    return _reason_check(reason) if held and ours(reason) else None
 
 
 def _reason_check(reason):

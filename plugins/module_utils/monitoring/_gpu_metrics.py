@@ -22,7 +22,7 @@ import math
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import as_text, clip, guarded, small_int
-from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import ACTIVE_CHECKS
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import ACTIVE_CHECKS, FABRIC_CHECK
 
 MIB = 1024 * 1024
 PREFIX = "gpuops_gpu_"
@@ -151,8 +151,10 @@ def _finite(value):
     return not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
 
 
-def check_samples(record):
-    """gpuops_gpu_check_* from the health check's last active run (its last-active.json as json.load gave it).
+def check_samples(record, run="active"):
+    """gpuops_gpu_check_* from one record of the health check's active checks, as json.load gave it: the last
+    active run (last-active.json, run "active") or the last pair check over the fabric (last-fabric.json, run
+    "fabric", whose values carry the partner node).
 
     A record of another shape gives no sample, an entry of another shape is left out; the scrape goes on.
     """
@@ -160,9 +162,9 @@ def check_samples(record):
         return []
     out = []
     if _finite(record.get("epoch")):
-        out.append((PREFIX + "check_last_run_timestamp_seconds", {}, record["epoch"]))
+        out.append((PREFIX + "check_last_run_timestamp_seconds", {"run": run}, record["epoch"]))
     for item in record["results"]:
-        if not isinstance(item, dict) or item.get("check") not in ACTIVE_CHECKS:
+        if not isinstance(item, dict) or item.get("check") not in ACTIVE_CHECKS + (FABRIC_CHECK,):
             continue
         check = item["check"]
         if item.get("status") in ("pass", "fail"):
@@ -173,6 +175,8 @@ def check_samples(record):
                 continue
             gpu = entry.get("gpu")
             labels = {"check": check, "gpu": "" if gpu is None else str(gpu), "unit": unit}
+            if check == FABRIC_CHECK:
+                labels["partner"] = str(entry.get("partner") or "")
             if _finite(entry.get("value")):
                 out.append((PREFIX + "check_value", labels, entry["value"]))
             if _finite(entry.get("expected")):

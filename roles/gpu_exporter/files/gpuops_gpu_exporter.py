@@ -185,6 +185,8 @@ class Gatherer(object):
             out += nvlink_samples(nvlink, smi, job_map)
         out += xid_samples(read_json(self.cfg.get("xid_state") or "/var/lib/gpuops/health/xid.json"), smi)
         out += check_samples(read_json(self.cfg.get("active_state") or "/var/lib/gpuops/health/last-active.json"))
+        out += check_samples(read_json(self.cfg.get("fabric_state") or "/var/lib/gpuops/health/last-fabric.json"),
+                             "fabric")
         out += rdma_samples(self.rdma())
         out.append((PREFIX + "scrape_duration_seconds", {}, time.time() - start))
         return out

@@ -13,6 +13,12 @@ that job) or on a node it holds, and judges the values (module_utils/health/_act
 
 A measurement that fails is {"error": why} in its place. The copies and the all-reduce are checked for the
 values they must give: a GPU whose memory corrupts data fails even when it is fast.
+
+  gpuops_gpu_check.py --fabric   one rank of the all-reduce between nodes (a task per GPU, started by srun in
+                                 gpuops-health's pair job; rank, size and local GPU from Slurm's SLURM_PROCID,
+                                 SLURM_NTASKS and SLURM_LOCALID, the rendezvous at GPUOPS_FABRIC_MASTER). Rank 0
+                                 prints {"torch", "world", "nodes", "fabric_allreduce": GB/s or {"error"}}, or
+                                 {"error": why} when nothing could be measured.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -83,26 +89,32 @@ def host_gbs(torch, device, to_device):
     return HOST_BYTES / seconds / 1e9
 
 
+def _allreduce_busbw(torch, dist, rank, world, device):
+    """{"value": bus bandwidth in GB/s} or {"error"} of the all-reduce, the same on every rank."""
+    data = torch.full((ALLREDUCE_BYTES // 4,), float(rank + 1), dtype=torch.float32, device=device)
+    seconds = _timed(torch, device, lambda: dist.all_reduce(data), ALLREDUCE_ITERS)
+    # Once more from known values: every element must be 1 + 2 + ... + world on every rank.
+    data.fill_(float(rank + 1))
+    dist.all_reduce(data)
+    torch.cuda.synchronize(device)
+    ok = bool((data == float(world * (world + 1) // 2)).all())
+    flags = torch.tensor([1 if ok else 0], dtype=torch.int32, device=device)
+    dist.all_reduce(flags, op=dist.ReduceOp.MIN)
+    if not bool(flags.item()):
+        return {"error": "the all-reduce gave a wrong sum"}
+    return {"value": ALLREDUCE_BYTES / seconds / 1e9 * 2.0 * (world - 1) / world}
+
+
 def _allreduce_rank(rank, world, init_file, out_file):
     import torch
     import torch.distributed as dist
     torch.cuda.set_device(rank)
     dist.init_process_group("nccl", init_method="file://" + init_file, rank=rank, world_size=world)
     try:
-        data = torch.full((ALLREDUCE_BYTES // 4,), float(rank + 1), dtype=torch.float32, device=rank)
-        seconds = _timed(torch, rank, lambda: dist.all_reduce(data), ALLREDUCE_ITERS)
-        # Once more from known values: every element must be 1 + 2 + ... + world on every rank.
-        data.fill_(float(rank + 1))
-        dist.all_reduce(data)
-        torch.cuda.synchronize(rank)
-        ok = bool((data == float(world * (world + 1) // 2)).all())
-        flags = torch.tensor([1 if ok else 0], dtype=torch.int32, device=rank)
-        dist.all_reduce(flags, op=dist.ReduceOp.MIN)
-        ok = bool(flags.item())
+        measured = _allreduce_busbw(torch, dist, rank, world, rank)
         if rank == 0:
-            busbw = ALLREDUCE_BYTES / seconds / 1e9 * 2.0 * (world - 1) / world
             with open(out_file, "w") as handle:
-                json.dump({"value": busbw} if ok else {"error": "the all-reduce gave a wrong sum"}, handle)
+                json.dump(measured, handle)
     finally:
         dist.destroy_process_group()
 
@@ -133,7 +145,51 @@ def _measure(entry, seconds, name, func, *args):
     seconds[name] = round(time.time() - started, 2)
 
 
+def fabric_main():
+    """One rank of the all-reduce between the pair job's nodes; rank 0 prints the result."""
+    rank = int(os.environ.get("SLURM_PROCID", "0"))
+    world = int(os.environ.get("SLURM_NTASKS", "1"))
+    local = int(os.environ.get("SLURM_LOCALID", "0"))
+    out = {"torch": None, "world": world, "nodes": os.environ.get("SLURM_JOB_NODELIST")}
+    try:
+        import torch
+        import torch.distributed as dist
+    except ImportError as exc:
+        out["error"] = "PyTorch cannot be imported: %s" % exc
+    else:
+        out["torch"] = torch.__version__
+        if not torch.cuda.is_available():
+            out["error"] = ("torch %s sees no CUDA GPU (%s)" % (
+                torch.__version__, "a CPU build of PyTorch" if getattr(torch.version, "cuda", None) is None
+                else "no NVIDIA driver, or no GPU given to this task"))
+        elif world < 2:
+            out["error"] = "one task: no all-reduce between nodes"
+    if out.get("error"):
+        if rank == 0:
+            print(json.dumps(out))
+        return 0
+    started = time.time()
+    device = local % torch.cuda.device_count()
+    torch.cuda.set_device(device)
+    dist.init_process_group("nccl", init_method="tcp://%s" % os.environ["GPUOPS_FABRIC_MASTER"], rank=rank,
+                            world_size=world)
+    try:
+        try:
+            measured = _allreduce_busbw(torch, dist, rank, world, device)
+        except Exception as exc:  # pylint: disable=broad-except
+            measured = {"error": "%s: %s" % (type(exc).__name__, str(exc)[:200])}
+    finally:
+        dist.destroy_process_group()
+    if rank == 0:
+        out["fabric_allreduce"] = round(measured["value"], 2) if "value" in measured else measured
+        out["seconds"] = round(time.time() - started, 2)
+        print(json.dumps(out))
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--fabric"]:
+        return fabric_main()
     started = time.time()
     out = {"torch": None, "gpus": []}
     try:

@@ -10,7 +10,11 @@
                            when the node is free), run at once on a node gpuops-health holds
   gpuops-health join       a node that joins (a first install): drained until its active checks pass, then checked
   gpuops-health gate       the same at boot, before slurmd starts; the checks follow once slurmd runs
-  gpuops-health active-job the check job itself (measure, judge, drain or resume)
+  gpuops-health active-job the check job itself (measure, judge, drain or resume); a node that passes asks for
+                           its pair check with a partner under its leaf switch
+  gpuops-health fabric-job the pair check job (on its first node): the all-reduce between the two nodes
+  gpuops-health fabric-record  one node's part of the pair job: record the pair's result, drain or resume by the
+                           rule of blame, ask for the next partner when one failure blames nobody yet
   gpuops-health show       print the last result
   gpuops-health clear-xid  forget the XIDs that keep the node drained (after a GPU reset)
 
@@ -39,6 +43,7 @@ sys.path.insert(0, os.path.join(HERE, "lib"))
 
 # pylint: disable=wrong-import-position
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _active as active  # noqa: E402
+from ansible_collections.gpuops.cluster.plugins.module_utils.health import _fabric_check as fabric  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (  # noqa: E402
     GpuFactsError,
@@ -55,17 +60,23 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.fabric._ib_facts im
     parse_ibstat,
     read_sysfs,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, expand  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import (  # noqa: E402
     ValidateError,
     parse_scontrol_nodes,
+    parse_scontrol_topology,
+)
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import (  # noqa: E402
+    selected_ports,
 )
 
 CONFIG = os.environ.get("GPUOPS_HEALTH_CONFIG", "/etc/gpuops/health.json")
 PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-COMMANDS = ("interval", "prolog", "epilog", "active", "active-job", "join", "gate", "show", "clear-xid")
+COMMANDS = ("interval", "prolog", "epilog", "active", "active-job", "join", "gate", "fabric-job", "fabric-record",
+            "show", "clear-xid")
 USAGE = "usage: gpuops-health {%s}" % "|".join(COMMANDS)
 # The run each command judges with (health.MODE_CHECKS).
-MODE_OF = {"active-job": "active", "join": "active", "gate": "active"}
+MODE_OF = {"active-job": "active", "join": "active", "gate": "active", "fabric-record": "fabric"}
 
 
 def log(priority, message):
@@ -463,6 +474,12 @@ def check(node):
     write_json(os.path.join(node.state_dir, "last-%s.json" % mode), record)
     write_json(os.path.join(node.state_dir, "last.json"), record)
 
+    resumed = decision["action"] == "resume" and acted
+    if mode == "active" and not failed and state is not None and (resumed or not fabric.held(state)):
+        # The node's own checks pass and it is in service: its pair check over the fabric follows (a retest, first
+        # in the queue, for a node the pair check had drained and this run resumed).
+        fabric_start(node, retest=resumed and health.held_for(state) == fabric.FABRIC_CHECK)
+
     if mode == "prolog":
         if failed:
             return 1  # Slurm requeues the job; the node is drained with our reason already
@@ -530,14 +547,14 @@ def measure(node, parsed_smi):
     return active.active_results(node.name, measured, gpus, settings)
 
 
-def pending_job(node):
-    """Whether a check job for this node waits or runs in Slurm already."""
+def waiting_job(node, name):
+    """Whether a job of this name waits or runs in Slurm (other than the one this program runs in)."""
     squeue = which("squeue", node.paths.get("squeue"))
     if not squeue:
         return False
-    rc, out, _err, timed_out = run([squeue, "-h", "-n", active.check_job_name(node.name), "-o", "%i",
-                                    "--states=PENDING,CONFIGURING,RUNNING"], 20)
-    return rc == 0 and not timed_out and bool(out.strip())
+    rc, out, _err, timed_out = run([squeue, "-h", "-n", name, "-o", "%i", "--states=PENDING,CONFIGURING,RUNNING"], 20)
+    jobs = set(out.split()) - set([os.environ.get("SLURM_JOB_ID") or ""])
+    return rc == 0 and not timed_out and bool(jobs)
 
 
 def submit(node, state):
@@ -557,6 +574,183 @@ def submit(node, state):
     if rc != 0 or timed_out:
         return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
     return out.strip().split(";", 1)[0], "submitted"
+
+
+# ---- the pair check over the fabric (module_utils/health/_fabric_check.py)
+
+def fabric_records(node):
+    return read_json(os.path.join(node.state_dir, "fabric.json"))
+
+
+def scontrol_nodes(node, names):
+    """{name: parse_scontrol_nodes entry} of the named nodes (those Slurm knows)."""
+    scontrol = which("scontrol", node.paths.get("scontrol"))
+    if not scontrol or not names:
+        return {}
+    rc, out, _err, timed_out = run([scontrol, "-o", "show", "node", ",".join(names)], 30)
+    if timed_out:
+        return {}
+    try:
+        return parse_scontrol_nodes(out) if rc == 0 or out.strip() else {}
+    except ValidateError:
+        return {}
+
+
+def fabric_partners(node):
+    """leaf_partners' answer for this node, from the topology slurmctld runs with and its nodes' states."""
+    scontrol = which("scontrol", node.paths.get("scontrol"))
+    if not scontrol:
+        return {"leaf": None, "partners": [], "why": "scontrol not found"}
+    rc, out, err, timed_out = run([scontrol, "show", "topology"], 30)
+    if timed_out:
+        return {"leaf": None, "partners": [], "why": "scontrol show topology timed out after 30 s"}
+    try:
+        # Without topology, releases answer with a message (and some with rc 1): no switch tree.
+        topology = parse_scontrol_topology(out)
+    except ValidateError as exc:
+        return {"leaf": None, "partners": [], "why": "%s (rc %s%s)" % (exc, rc, ": " + err.strip()[-120:] if err else "")}
+    ring = fabric.leaf_partners(node.name, topology)
+    if not ring["partners"]:
+        return ring
+    return fabric.leaf_partners(node.name, topology, scontrol_nodes(node, ring["partners"]))
+
+
+def fabric_submit(node, partner, retest=False):
+    """Submit one pair check job of node with partner; returns (job id or None, why)."""
+    sbatch = which("sbatch", node.paths.get("sbatch"))
+    if not sbatch:
+        return None, "sbatch not found"
+    settings = node.cfg.get("active") or {}
+    state, _error = node.slurm_state()
+    partitions = [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
+    # The job's time limit: the measurement's, and a minute for the records and Slurm.
+    limit = health.setting_seconds(settings, "timeout_s", 900, 60, 86400) + 60
+    argv = fabric.fabric_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
+                                  partner, (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions,
+                                  node.state_dir, limit, health.setting_whole(settings, "deadline_h", 12, 1, 720),
+                                  retest=retest)
+    rc, out, err, timed_out = run(argv, 30)
+    if rc != 0 or timed_out:
+        return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
+    return out.strip().split(";", 1)[0], "submitted"
+
+
+def fabric_start(node, retest=False, partner=None):
+    """Ask for the node's next pair check (its first partner in service, or the one given); recorded in
+    fabric-plan.json. A retest forgets the pair results that drained the node."""
+    record = {"node": node.name, "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "epoch": round(time.time(), 3),
+              "retest": retest}
+    if not (node.cfg.get("checks") or {}).get(fabric.FABRIC_CHECK, True):
+        record.update(action="skip", why="the fabric check is switched off (node_health_checks)")
+    elif not (node.cfg.get("expect") or {}).get("gpu_count"):
+        record.update(action="skip", why="the node's Gres has no GPU")
+    elif waiting_job(node, fabric.fabric_job_name(node.name)):
+        record.update(action="skip", why="a pair check job of this node is waiting in Slurm already")
+    else:
+        if retest:
+            with Lock(node.state_dir):
+                write_json(os.path.join(node.state_dir, "fabric.json"), [])
+        ring = fabric_partners(node) if partner is None else {"leaf": None, "partners": [partner], "why": ""}
+        record["leaf"] = ring["leaf"]
+        if not ring["partners"]:
+            record.update(action="skip", why=ring["why"])
+        else:
+            job, why = fabric_submit(node, ring["partners"][0], retest)
+            record.update(action="submit" if job else "skip", partner=ring["partners"][0], why=why)
+            if job:
+                record["job_id"] = job
+    write_json(os.path.join(node.state_dir, "fabric-plan.json"), record)
+    return record
+
+
+def fabric_job(node):
+    """The pair job's batch script (on its first node): the check program on every GPU of both nodes, then each
+    node's record of the result."""
+    nodes = os.environ.get("SLURM_JOB_NODELIST") or ""
+    job = os.environ.get("SLURM_JOB_ID") or "0"
+    srun = which("srun", node.paths.get("srun")) or "srun"
+    settings = node.cfg.get("active") or {}
+    timeout = health.setting_seconds(settings, "timeout_s", 900, 60, 86400)
+    python = check_python(node)
+    if not python:
+        measured = {"error": "no PyTorch environment (gpuops.cluster.pytorch_env) under %s"
+                    % (settings.get("pytorch_root") or "/opt/gpuops/pytorch")}
+    else:
+        state, _error = node.slurm_state()
+        address = ((state or {}).get("fields") or {}).get("NodeAddr") or node.name
+        env = dict((key, value) for key, value in os.environ.items() if key.startswith(("CUDA_", "SLURM_", "NCCL_")))
+        env["GPUOPS_FABRIC_MASTER"] = "%s:%d" % (address, 20000 + int(job) % 20000 if job.isdigit() else 29500)
+        gpus = (node.cfg.get("expect") or {}).get("gpu_count") or 1
+        argv = fabric.fabric_step_argv(srun, python, os.path.join(HERE, "gpuops_gpu_check.py"), gpus,
+                                       health.whole_number(os.environ.get("SLURM_CPUS_ON_NODE")) or 0)
+        rc, out, err, timed_out = run(argv, timeout, env)
+        if timed_out:
+            measured = {"error": "the pair's all-reduce ran past %d s" % timeout}
+        else:
+            try:
+                measured = fabric.parse_fabric_measurement(out)
+            except fabric.FabricCheckError as exc:
+                measured = {"error": "%s (rc %s%s)" % (exc, rc, ": " + err.strip()[-200:] if err.strip() else "")}
+    env = {"GPUOPS_FABRIC_MEASURED": json.dumps(measured)}
+    env.update((key, value) for key, value in os.environ.items() if key.startswith("SLURM_"))
+    rc, out, err, timed_out = run([srun, "--nodes=2", "--ntasks=2", "--ntasks-per-node=1", "--kill-on-bad-exit=0",
+                                   node.paths.get("command") or "/usr/local/sbin/gpuops-health", "fabric-record"],
+                                  120, env)
+    print(out + err)
+    print("pair %s: %s" % (nodes, json.dumps(measured)))
+    return 0 if rc == 0 and not timed_out else 1
+
+
+def fabric_record(node):
+    """One node's part of the pair job: its record of the pair, the rule of blame, and what follows."""
+    started = time.time()
+    try:
+        names = expand(os.environ.get("SLURM_JOB_NODELIST") or "")
+    except HostlistError:
+        names = []
+    partners = [name for name in names if name != node.name]
+    partner = partners[0] if partners else "?"
+    try:
+        measured = json.loads(os.environ.get("GPUOPS_FABRIC_MEASURED") or "")
+        if not isinstance(measured, dict) or not ("value" in measured or "error" in measured) or isinstance(
+                measured.get("value", 0), bool) or not isinstance(measured.get("value", 0), (int, float)):
+            raise ValueError("not a measurement")
+    except ValueError as exc:
+        measured = {"error": "the pair job gave no measurement (%s)" % exc}
+    settings = node.cfg.get("active") or {}
+    ports = selected_ports({"hcas": node.ib()["hcas"], "selected": (node.cfg.get("expect") or {}).get("ib_ports")})
+    # The site's figure is by GPU model (node_health_active_expect), as for the node's own checks.
+    gpus = (node.smi().get("parsed") or {}).get("gpus") or [{}] if settings.get("expect") else [{}]
+    expected = fabric.fabric_expectation(node.name, ports, active.site_expect(settings.get("expect"), gpus[0]))
+    now = time.time()
+    entry = fabric.fabric_entry(partner, measured, expected, settings.get("tolerance", active.DEFAULT_TOLERANCE),
+                                round(now, 3), os.environ.get("SLURM_JOB_ID"))
+    with Lock(node.state_dir):
+        path = os.path.join(node.state_dir, "fabric.json")
+        records = fabric.recent((read_json(path) or []) + [entry], now)
+        write_json(path, records)
+    ring = fabric_partners(node)
+    verdict = fabric.fabric_verdict(node.name, records, ring["partners"], now)
+    results = [verdict["result"]]
+    state, error = node.slurm_state()
+    decision = health.decide(results, state, "fabric")
+    if decision["action"] == "drain":
+        node.update("State=DRAIN", "Reason=%s" % decision["reason"])
+        log(syslog.LOG_WARNING, "drained %s: %s" % (node.name, decision["reason"]))
+    elif decision["action"] == "resume":
+        node.update("State=RESUME")
+        log(syslog.LOG_NOTICE, "resumed %s: its pair check passes again" % node.name)
+    if error:
+        decision["why"] += " (Slurm state unreadable: %s)" % error
+    record = health.summary(node.name, "fabric", results, decision, time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                            time.time() - started)
+    record.update(epoch=round(time.time(), 3), job_id=os.environ.get("SLURM_JOB_ID"), partner=partner,
+                  leaf=ring["leaf"], world=entry["world"])
+    write_json(os.path.join(node.state_dir, "last-fabric.json"), record)
+    if verdict["next"]:
+        fabric_start(node, partner=verdict["next"])
+    print("%s: %s with %s: %s (%s)" % (node.name, entry["status"], partner, decision["action"], decision["why"]))
+    return 0
 
 
 def mark_joined(node):
@@ -591,7 +785,8 @@ def activate(node, command):
                 log(syslog.LOG_NOTICE, "%s drained until its active checks pass" % node.name)
                 plan = {"action": "run", "why": "joined: drained until its checks pass"}
     else:
-        plan = active.active_plan(state, pending_job(node) if state is not None else False)
+        plan = active.active_plan(state, waiting_job(node, active.check_job_name(node.name)) if state is not None
+                                  else False)
     if error and plan["action"] == "skip":
         plan["why"] += ": %s" % error
     if plan["action"] == "run" and command == "gate":
@@ -640,6 +835,10 @@ def main(argv):
     try:
         if command in ("active", "join", "gate"):
             return activate(Node(cfg, command), command)
+        if command == "fabric-job":
+            return fabric_job(Node(cfg, command))
+        if command == "fabric-record":
+            return fabric_record(Node(cfg, command))
         return check(Node(cfg, command))
     except Exception as exc:  # pylint: disable=broad-except
         # A fault of this program must not drain the cluster or fail every job: it is logged and recorded.

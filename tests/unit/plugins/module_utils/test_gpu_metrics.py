@@ -16,6 +16,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._gpu_met
     FAMILIES,
     PREFIX,
     GpuMetricsError,
+    check_samples,
     exposition,
     gpu_labels,
     gpu_samples,
@@ -272,3 +273,27 @@ def test_gpu_samples_use_gpu_labels():
     info = [labels for name, labels, dummy in gpu_samples(smi, JOB_MAP) if name == PREFIX + "info"]
     assert [dict((key, labels[key]) for key in gpu_labels(smi["gpus"][0])) for labels in info][3] == \
         gpu_labels(smi["gpus"][3], JOB_MAP)
+
+
+def test_check_samples_of_the_active_run_and_of_the_pair_check_each_carry_their_run():
+    from ansible_collections.gpuops.cluster.plugins.module_utils.health import _fabric_check as fabric
+    active = {"epoch": 1800000000.5, "results": [
+        {"check": "gpu_matmul", "status": "fail", "unit": "TFLOPS",
+         "values": [{"gpu": 0, "value": 80.0, "expected": 100.0}, {"gpu": 1, "value": None, "expected": 100.0}]},
+        {"check": "diag", "status": "not_run", "values": "junk"}, {"check": "xid", "status": "fail"}, "junk"]}
+    assert check_samples(active) == [
+        (PREFIX + "check_last_run_timestamp_seconds", {"run": "active"}, 1800000000.5),
+        (PREFIX + "check_passed", {"check": "gpu_matmul"}, 0),
+        (PREFIX + "check_value", {"check": "gpu_matmul", "gpu": "0", "unit": "TFLOPS"}, 80.0),
+        (PREFIX + "check_expected", {"check": "gpu_matmul", "gpu": "0", "unit": "TFLOPS"}, 100.0),
+        (PREFIX + "check_expected", {"check": "gpu_matmul", "gpu": "1", "unit": "TFLOPS"}, 100.0)]
+    records = [fabric.fabric_entry(partner, {"value": value}, {"value": 100.0}, 0.15, 1800000000.0)
+               for partner, value in (("gpu02", 12.0), ("gpu03", 95.0))]
+    verdict = fabric.fabric_verdict("gpu01", records, ["gpu02", "gpu03"], 1800000100.0)["result"]
+    pair = check_samples({"epoch": 1800000100.0, "results": [verdict]}, "fabric")
+    labels = {"check": "fabric_allreduce", "gpu": "", "unit": "GB/s", "partner": "gpu02"}
+    assert pair[:3] == [(PREFIX + "check_last_run_timestamp_seconds", {"run": "fabric"}, 1800000100.0),
+                        (PREFIX + "check_passed", {"check": "fabric_allreduce"}, 1),
+                        (PREFIX + "check_value", labels, 12.0)]
+    assert (PREFIX + "check_value", dict(labels, partner="gpu03"), 95.0) in pair
+    assert check_samples(None) == [] and check_samples({"results": "x"}) == []
