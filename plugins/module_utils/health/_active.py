@@ -63,6 +63,10 @@ EFFICIENCY = {"gpu_matmul": 0.6, "gpu_memory_bandwidth": 0.8, "gpu_h2d_bandwidth
 # bandwidth (GB/s), its NVLink bandwidth in one direction (GB/s; 0 without NVLink between the node's GPUs),
 # and the source of the figures.
 GPU_MODELS = (
+    {"model": "B200", "match": r"\bb200\b", "bf16_tflops": 2250.0, "memory_gbs": 8000.0, "nvlink_gbs": 900.0,
+     "source": "NVIDIA HGX B200 specifications (8 GPUs: FP16/BF16 Tensor Core 36 PFLOPS with sparsity, NVLink "
+               "1.8 TB/s per GPU; 8 TB/s HBM3e per GPU; at 1,000 W. A GB200's B200 runs at 1,200 W and is not "
+               "this row)"},
     {"model": "H200", "match": r"\bh200\b", "bf16_tflops": 989.4, "memory_gbs": 4800.0, "nvlink_gbs": 450.0,
      "source": "NVIDIA H200 Tensor Core GPU datasheet (H200 SXM: BF16 1,979 TFLOPS with sparsity, 4.8 TB/s "
                "HBM3e, NVLink 900 GB/s)"},

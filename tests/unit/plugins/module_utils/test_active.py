@@ -38,6 +38,8 @@ T4 = _gpus("telegraf_tesla-t4.xml")
     ("NVIDIA H100 PCIe", "H100 PCIe"),
     ("NVIDIA H100 NVL", "H100 NVL"),
     ("NVIDIA H200", "H200"),
+    ("NVIDIA B200", "B200"),
+    ("NVIDIA GB200", None),
     ("NVIDIA A100-SXM4-80GB", "A100 SXM4 80GB"),
     ("NVIDIA A100-SXM4-40GB", "A100 SXM4 40GB"),
     ("NVIDIA A100 80GB PCIe", "A100 PCIe 80GB"),
