@@ -36,7 +36,14 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate 
     ValidateError,
     expected_internode_busbw,
 )
-from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import FAIL, NOT_RUN, PASS, result
+from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate_checks import (
+    BAD_FLAGS,
+    FAIL,
+    HEALTHY_STATES,
+    NOT_RUN,
+    PASS,
+    result,
+)
 
 UNIT = "GB/s"
 WHAT = "NCCL all-reduce over the fabric"
@@ -65,13 +72,10 @@ def _fmt(value):
     return ("%.0f" % value) if value >= 100 else ("%.1f" % value)
 
 
-def held(state):
-    """Whether Slurm keeps the node from new jobs (drained, down, failed, rebooting, powered down)."""
-    flags = set((state or {}).get("flags") or [])
-    base = (state or {}).get("base_state")
-    return (bool(flags & {"drain", "drained", "draining", "fail", "failing", "not_responding", "maint",
-                          "reboot_requested", "reboot_issued", "power_down", "powered_down", "powering_down"})
-            or base in ("down", "fail", "unknown", "future"))
+def in_service(state):
+    """Whether Slurm gives the node new jobs: a healthy base state and no flag that holds it (validate's rule)."""
+    state = state or {}
+    return state.get("base_state") in HEALTHY_STATES and not set(state.get("flags") or []) & set(BAD_FLAGS)
 
 
 def leaf_partners(node, topology, states=None):
@@ -97,7 +101,7 @@ def leaf_partners(node, topology, states=None):
     if states is None:
         partners = order
     else:
-        partners = [name for name in order if name in states and not held(states[name])]
+        partners = [name for name in order if name in states and in_service(states[name])]
     why = "" if partners else ("no other node under %s is in service (%d other%s)"
                                % (leaf["name"], len(order), "" if len(order) == 1 else "s"))
     return {"leaf": leaf["name"], "partners": partners[:MAX_PARTNERS], "why": why}

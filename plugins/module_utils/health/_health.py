@@ -746,10 +746,9 @@ def decide(results, node_state, mode):
     the admin left it, and the results are only recorded.
     """
     reason = drain_reason(results)
-    flags = set((node_state or {}).get("flags") or [])
     base = (node_state or {}).get("base_state")
     current = (node_state or {}).get("reason")
-    held = bool(flags & {"drain", "drained", "draining", "fail", "failing"}) or base in ("down", "fail")
+    held = _held(node_state)
     mine = held and ours(current)
     held_for = _reason_check(current) if mine else None
     # The checks this run makes: a drain for another (an active check, while the periodic run passes) is that run's.
@@ -777,13 +776,17 @@ def decide(results, node_state, mode):
     return {"action": "none", "reason": None, "why": "healthy"}
 
 
+def _held(node_state):
+    """Whether Slurm holds the node: drained, draining, down or failed."""
+    flags = set((node_state or {}).get("flags") or [])
+    return bool(flags & {"drain", "drained", "draining", "fail", "failing"}) or (node_state or {}).get(
+        "base_state") in ("down", "fail")
+
+
 def held_for(node_state):
     """The check a node is drained, down or failed for by gpuops-health, from its Slurm state; None otherwise."""
-    flags = set((node_state or {}).get("flags") or [])
-    base = (node_state or {}).get("base_state")
-    held = bool(flags & {"drain", "drained", "draining", "fail", "failing"}) or base in ("down", "fail")
     reason = (node_state or {}).get("reason")
-    return _reason_check(reason) if held and ours(reason) else None
+    return _reason_check(reason) if _held(node_state) and ours(reason) else None
 
 
 def _reason_check(reason):

@@ -145,6 +145,13 @@ def _measure(entry, seconds, name, func, *args):
     seconds[name] = round(time.time() - started, 2)
 
 
+def no_cuda(torch):
+    """Why torch sees no CUDA GPU."""
+    return "torch %s sees no CUDA GPU (%s)" % (
+        torch.__version__, "a CPU build of PyTorch" if getattr(torch.version, "cuda", None) is None
+        else "no NVIDIA driver, or no GPU given to this process")
+
+
 def fabric_main():
     """One rank of the all-reduce between the pair job's nodes; rank 0 prints the result."""
     rank = int(os.environ.get("SLURM_PROCID", "0"))
@@ -159,9 +166,7 @@ def fabric_main():
     else:
         out["torch"] = torch.__version__
         if not torch.cuda.is_available():
-            out["error"] = ("torch %s sees no CUDA GPU (%s)" % (
-                torch.__version__, "a CPU build of PyTorch" if getattr(torch.version, "cuda", None) is None
-                else "no NVIDIA driver, or no GPU given to this task"))
+            out["error"] = no_cuda(torch)
         elif world < 2:
             out["error"] = "one task: no all-reduce between nodes"
     if out.get("error"):
@@ -200,9 +205,7 @@ def main():
         return 0
     out["torch"] = torch.__version__
     if not torch.cuda.is_available():
-        out["error"] = ("torch %s sees no CUDA GPU (%s)" % (
-            torch.__version__, "a CPU build of PyTorch" if getattr(torch.version, "cuda", None) is None
-            else "no NVIDIA driver, or no GPU given to this process"))
+        out["error"] = no_cuda(torch)
         print(json.dumps(out))
         return 0
     for index in range(torch.cuda.device_count()):

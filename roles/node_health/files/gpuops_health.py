@@ -416,6 +416,17 @@ def wait_gone(pids, seconds):
         time.sleep(0.1)
 
 
+def act(node, decision):
+    """Drain or resume the node as decide() said; whether scontrol did it (True when there was nothing to do)."""
+    if decision["action"] == "drain":
+        log(syslog.LOG_WARNING, "drained %s: %s" % (node.name, decision["reason"]))
+        return node.update("State=DRAIN", "Reason=%s" % decision["reason"])
+    if decision["action"] == "resume":
+        log(syslog.LOG_NOTICE, "resumed %s: every check passes again" % node.name)
+        return node.update("State=RESUME")
+    return True
+
+
 def check(node):
     """Gather what mode's checks need, evaluate, act. Returns the exit code."""
     started = time.time()
@@ -455,14 +466,8 @@ def check(node):
     if failed or mode in ("interval", "active"):
         state, error = node.slurm_state()
     decision = health.decide(results, state, mode)  # only the periodic run, with every check, resumes
-    acted = True
-    if decision["action"] == "drain":
-        acted = node.update("State=DRAIN", "Reason=%s" % decision["reason"])
-        log(syslog.LOG_WARNING, "drained %s: %s" % (node.name, decision["reason"]))
-    elif decision["action"] == "resume":
-        acted = node.update("State=RESUME")
-        log(syslog.LOG_NOTICE, "resumed %s: every check passes again" % node.name)
-    elif failed:
+    acted = act(node, decision)
+    if decision["action"] == "none" and failed:
         log(syslog.LOG_WARNING, "%s failed (%s): %s" % (node.name, decision["why"], decision["reason"]))
     if error and mode in ("interval", "active"):
         decision["why"] += " (Slurm state unreadable: %s)" % error
@@ -475,7 +480,7 @@ def check(node):
     write_json(os.path.join(node.state_dir, "last.json"), record)
 
     resumed = decision["action"] == "resume" and acted
-    if mode == "active" and not failed and state is not None and (resumed or not fabric.held(state)):
+    if mode == "active" and not failed and state is not None and (resumed or fabric.in_service(state)):
         # The node's own checks pass and it is in service: its pair check over the fabric follows (a retest, first
         # in the queue, for a node the pair check had drained and this run resumed).
         fabric_start(node, retest=resumed and health.held_for(state) == fabric.FABRIC_CHECK)
@@ -557,30 +562,36 @@ def waiting_job(node, name):
     return rc == 0 and not timed_out and bool(jobs)
 
 
-def submit(node, state):
-    """Submit the node's check job; returns (job id or None, why)."""
-    sbatch = which("sbatch", node.paths.get("sbatch"))
-    if not sbatch:
-        return None, "sbatch not found"
-    settings = node.cfg.get("active") or {}
-    partitions = [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
-    # The job's time limit: the measurements, dcgmi diag, and a minute for the periodic checks and Slurm.
-    limit = (health.setting_seconds(settings, "timeout_s", 900, 60, 86400)
-             + health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1, 86400) + 60)
-    argv = active.check_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
-                                 (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions, node.state_dir,
-                                 limit, health.setting_whole(settings, "deadline_h", 12, 1, 720))
+def node_partitions(state):
+    """The partitions the node is in (its check jobs ask for them), from its Slurm state."""
+    return [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
+
+
+def sbatch_job(argv):
+    """(job id or None, why) of one sbatch --parsable."""
     rc, out, err, timed_out = run(argv, 30)
     if rc != 0 or timed_out:
         return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
     return out.strip().split(";", 1)[0], "submitted"
 
 
+def submit(node, state):
+    """Submit the node's check job; returns (job id or None, why)."""
+    sbatch = which("sbatch", node.paths.get("sbatch"))
+    if not sbatch:
+        return None, "sbatch not found"
+    settings = node.cfg.get("active") or {}
+    partitions = node_partitions(state)
+    # The job's time limit: the measurements, dcgmi diag, and a minute for the periodic checks and Slurm.
+    limit = (health.setting_seconds(settings, "timeout_s", 900, 60, 86400)
+             + health.setting_seconds(node.cfg, "diag_timeout_s", 600, 1, 86400) + 60)
+    argv = active.check_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
+                                 (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions, node.state_dir,
+                                 limit, health.setting_whole(settings, "deadline_h", 12, 1, 720))
+    return sbatch_job(argv)
+
+
 # ---- the pair check over the fabric (module_utils/health/_fabric_check.py)
-
-def fabric_records(node):
-    return read_json(os.path.join(node.state_dir, "fabric.json"))
-
 
 def scontrol_nodes(node, names):
     """{name: parse_scontrol_nodes entry} of the named nodes (those Slurm knows)."""
@@ -622,17 +633,14 @@ def fabric_submit(node, partner, retest=False):
         return None, "sbatch not found"
     settings = node.cfg.get("active") or {}
     state, _error = node.slurm_state()
-    partitions = [item for item in ((state or {}).get("fields") or {}).get("Partitions", "").split(",") if item]
+    partitions = node_partitions(state)
     # The job's time limit: the measurement's, and a minute for the records and Slurm.
     limit = health.setting_seconds(settings, "timeout_s", 900, 60, 86400) + 60
     argv = fabric.fabric_job_argv(sbatch, node.paths.get("command") or "/usr/local/sbin/gpuops-health", node.name,
                                   partner, (node.cfg.get("expect") or {}).get("gpu_count") or 0, partitions,
                                   node.state_dir, limit, health.setting_whole(settings, "deadline_h", 12, 1, 720),
                                   retest=retest)
-    rc, out, err, timed_out = run(argv, 30)
-    if rc != 0 or timed_out:
-        return None, "sbatch failed (rc %s): %s" % (rc, (err or out or "timed out").strip()[-200:])
-    return out.strip().split(";", 1)[0], "submitted"
+    return sbatch_job(argv)
 
 
 def fabric_start(node, retest=False, partner=None):
@@ -720,7 +728,7 @@ def fabric_record(node):
     settings = node.cfg.get("active") or {}
     ports = selected_ports({"hcas": node.ib()["hcas"], "selected": (node.cfg.get("expect") or {}).get("ib_ports")})
     # The site's figure is by GPU model (node_health_active_expect), as for the node's own checks.
-    gpus = (node.smi().get("parsed") or {}).get("gpus") or [{}] if settings.get("expect") else [{}]
+    gpus = ((node.smi().get("parsed") or {}).get("gpus") if settings.get("expect") else None) or [{}]
     expected = fabric.fabric_expectation(node.name, ports, active.site_expect(settings.get("expect"), gpus[0]))
     now = time.time()
     entry = fabric.fabric_entry(partner, measured, expected, settings.get("tolerance", active.DEFAULT_TOLERANCE),
@@ -734,12 +742,7 @@ def fabric_record(node):
     results = [verdict["result"]]
     state, error = node.slurm_state()
     decision = health.decide(results, state, "fabric")
-    if decision["action"] == "drain":
-        node.update("State=DRAIN", "Reason=%s" % decision["reason"])
-        log(syslog.LOG_WARNING, "drained %s: %s" % (node.name, decision["reason"]))
-    elif decision["action"] == "resume":
-        node.update("State=RESUME")
-        log(syslog.LOG_NOTICE, "resumed %s: its pair check passes again" % node.name)
+    act(node, decision)
     if error:
         decision["why"] += " (Slurm state unreadable: %s)" % error
     record = health.summary(node.name, "fabric", results, decision, time.strftime("%Y-%m-%dT%H:%M:%S%z"),
