@@ -126,6 +126,8 @@ USAGE = {
     "cluster_users": {"hosts": "slurm_controller:slurm_compute", "playbook": "playbooks/cluster_users.yml"},
     "cuda": {"hosts": "all", "playbook": "playbooks/gpu_stack.yml", "serial": "25%",
              "note": "Only GPU hosts get the toolkit; the others are looked at and left alone."},
+    "directory": {"hosts": "all", "playbook": "playbooks/directory.yml",
+                  "note": "Apply it before the Slurm roles, so that slurmctld and slurmd resolve the directory's users."},
     "env_modules": {"hosts": "slurm_controller:slurm_compute", "playbook": "playbooks/env_modules.yml"},
     "gpu_exporter": {"hosts": "slurm_compute", "playbook": "playbooks/monitoring.yml"},
     "grafana": {"hosts": "monitoring", "playbook": "playbooks/monitoring.yml",

@@ -183,11 +183,11 @@ def _line(key, value):
     return "%s = %s" % (key, value)
 
 
-def sssd_conf(settings, bind_password=None):
+def sssd_conf(settings, bind_password=None, ca_path=CA_PATH):
     """The text of /etc/sssd/sssd.conf for settings (settings_errors gave none).
 
     bind_password: the bind DN's password, written as ldap_default_authtok (the file is 0600 root); None leaves the
-    line out (a text to show or compare without the secret).
+    line out (a text to show or compare without the secret). ca_path: where the role writes directory_tls_ca.
     """
     domain = settings.get("directory_domain", "ldap")
     uris = settings["directory_ldap_uris"]
@@ -214,7 +214,7 @@ def sssd_conf(settings, bind_password=None):
         lines.append(_line("ldap_id_use_start_tls", True))
     lines.append(_line("ldap_tls_reqcert", "demand" if verify else "never"))
     if (settings.get("directory_tls_ca") or "").strip():
-        lines.append(_line("ldap_tls_cacert", CA_PATH))
+        lines.append(_line("ldap_tls_cacert", ca_path))
     lines += [_line("enumerate", False), _line("cache_credentials", True),
               _line("entry_cache_timeout", settings.get("directory_cache_timeout_s", DEFAULT_CACHE_TIMEOUT_S)),
               _line("min_id", settings.get("directory_min_id", 1000))]
@@ -338,3 +338,28 @@ def account_members(mapping, group_text):
         members = [name for name in fields[3].split(",") if name]
         accounts[account] = sorted(set(accounts.get(account, []) + members))
     return {"accounts": accounts, "missing": missing}
+
+
+def merge_accounts(accounts, members):
+    """slurm_dbd_accounts with the directory's members added: each mapped account's users are the union of those the
+    list names and those of its directory groups (account_members' "accounts"); an account the list lacks is added
+    with its members. The list's own keys (fairshare, parent, limits) stay as given."""
+    if not isinstance(accounts, list) or not all(isinstance(item, dict) and "name" in item for item in accounts):
+        raise DirectoryError("slurm_dbd_accounts must be a list of accounts with a name, not %s" % shown(accounts, 60))
+    if not isinstance(members, dict):
+        raise DirectoryError("the directory's accounts must be a mapping of account to members, not %s"
+                             % shown(members, 60))
+    out, seen = [], set()
+    for item in accounts:
+        name = str(item["name"])
+        if name in members:
+            given = item.get("users") or []
+            users = [user["name"] if isinstance(user, dict) else user for user in given]
+            extra = [user for user in members[name] if user not in users]
+            item = dict(item, users=list(given) + extra)
+            seen.add(name)
+        out.append(item)
+    for name in sorted(set(members) - seen):
+        out.append({"name": name, "description": "directory groups of gpuops.cluster.directory",
+                    "users": list(members[name])})
+    return out

@@ -165,3 +165,17 @@ def test_garbage_output_is_refused_with_a_reason():
             directory.getent_entries(bad)
     with pytest.raises(directory.DirectoryError):
         directory.ldapsearch_result("ldap://h", "dc=x", "0", "", "")
+
+
+def test_directory_members_join_the_listed_accounts_and_a_missing_account_is_added():
+    accounts = [{"name": "vision", "fairshare": 30, "users": ["carol", {"name": "alice", "fairshare": 2}]},
+                {"name": "chem", "users": ["dave"]}]
+    merged = directory.merge_accounts(accounts, {"vision": ["alice", "bob"], "speech": ["bob"]})
+    assert merged == [
+        {"name": "vision", "fairshare": 30, "users": ["carol", {"name": "alice", "fairshare": 2}, "bob"]},
+        {"name": "chem", "users": ["dave"]},
+        {"name": "speech", "description": "directory groups of gpuops.cluster.directory", "users": ["bob"]}]
+    assert accounts[0]["users"] == ["carol", {"name": "alice", "fairshare": 2}]  # the setting is not changed
+    for bad in ((None, {}), ([{"users": []}], {}), ([], [])):
+        with pytest.raises(directory.DirectoryError):
+            directory.merge_accounts(*bad)
