@@ -36,6 +36,11 @@ def directory_sssd_conf(settings, bind_password=None, ca_path=_directory.CA_PATH
     return _guard("directory_sssd_conf", _directory.sssd_conf, settings, bind_password, ca_path)
 
 
+def directory_ldapsearch_argv(uri, base_dn, bind_dn=""):
+    """The preflight's ldapsearch of the base DN on one server."""
+    return _guard("directory_ldapsearch_argv", _directory.ldapsearch_argv, uri, base_dn, bind_dn)
+
+
 def directory_ldapsearch_result(run, base_dn, uri=None):
     """{ok, code, message} of one registered ldapsearch of the base DN (the server: uri, else the loop's item)."""
     run = plain_data(run)
@@ -79,6 +84,7 @@ class FilterModule(object):
 
     def filters(self):
         return {"directory_settings_errors": directory_settings_errors, "directory_sssd_conf": directory_sssd_conf,
+                "directory_ldapsearch_argv": directory_ldapsearch_argv,
                 "directory_ldapsearch_result": directory_ldapsearch_result, "directory_resolved": directory_resolved,
                 "directory_certificate_result": directory_certificate_result,
                 "directory_accounts": directory_accounts}

@@ -242,6 +242,18 @@ _LDAP_FIXES = {
 }
 
 
+def ldapsearch_argv(uri, base_dn, bind_dn=""):
+    """The ldapsearch of the base DN on one server, over the TLS SSSD uses (StartTLS required on ldap://, -ZZ),
+    bound as bind_dn with the password on standard input (-y /dev/stdin: never on the command line), giving up on
+    an unanswered connection after 10 s."""
+    argv = ["ldapsearch", "-LLL", "-x", "-o", "nettimeout=10", "-H", uri]
+    if uri.startswith("ldap://"):
+        argv.append("-ZZ")
+    if bind_dn:
+        argv += ["-D", bind_dn, "-y", "/dev/stdin"]
+    return argv + ["-b", base_dn, "-s", "base", "dn"]
+
+
 def ldapsearch_result(uri, base_dn, rc, stdout, stderr):
     """{"ok": bool, "code", "message"}: one host's ``ldapsearch -LLL -x [-ZZ] -H uri -b base_dn -s base dn`` (its
     exit status and output), with the fix when it failed."""
@@ -289,7 +301,7 @@ def resolved(user, text, min_id=1000):
     fields = entries.get(user)
     if fields is None or len(fields) != 7:
         return {"ok": False, "uid": None, "gid": None, "message": (
-            "the test user %s does not resolve (getent passwd %s): check directory_test_user, the search bases, "
+            "the test user %s does not resolve through SSSD (getent -s sss passwd %s): check directory_test_user, the search bases, "
             "and that sssd runs (systemctl status sssd; sssctl domain-status)" % (user, user))}
     uid, gid = fields[2], fields[3]
     if not (uid.isdigit() and gid.isdigit()):

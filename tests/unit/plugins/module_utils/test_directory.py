@@ -134,7 +134,7 @@ def test_getent_readings_of_real_answers():
                                                 "message": "alice resolves: uid 20001, gid 30001"}
     rc, out, err = capture("getent-passwd-nobody")
     assert rc == 2 and directory.resolved("carol", out)["ok"] is False
-    assert directory.resolved("alice", out, )["message"].startswith("the test user alice does not resolve")
+    assert directory.resolved("alice", out, )["message"].startswith("the test user alice does not resolve through SSSD")
     local = "alice:x:999:999::/home/alice:/bin/sh\n"
     assert "below directory_min_id" in directory.resolved("alice", local)["message"]
 
@@ -179,3 +179,10 @@ def test_directory_members_join_the_listed_accounts_and_a_missing_account_is_add
     for bad in ((None, {}), ([{"users": []}], {}), ([], [])):
         with pytest.raises(directory.DirectoryError):
             directory.merge_accounts(*bad)
+
+
+def test_the_preflight_search_requires_starttls_on_ldap_and_keeps_the_password_off_the_command_line():
+    assert directory.ldapsearch_argv("ldap://h", "dc=x") == [
+        "ldapsearch", "-LLL", "-x", "-o", "nettimeout=10", "-H", "ldap://h", "-ZZ", "-b", "dc=x", "-s", "base", "dn"]
+    argv = directory.ldapsearch_argv("ldaps://h", "dc=x", "cn=r,dc=x")
+    assert "-ZZ" not in argv and argv[argv.index("-y") + 1] == "/dev/stdin" and argv[argv.index("-D") + 1] == "cn=r,dc=x"
