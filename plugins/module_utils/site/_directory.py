@@ -159,21 +159,21 @@ def settings_errors(settings):
     if test_user and (not isinstance(test_user, str) or not _NAME.match(test_user)):
         errors.append("directory_test_user must be a user name of the directory the preflight resolves on every "
                       "host, or empty, not %s" % shown(test_user, 40))
-    errors += _account_group_errors(settings.get("directory_account_groups", {}))
     return errors
 
 
-def _account_group_errors(mapping):
+def account_group_errors(mapping, setting="slurm_dbd_account_groups"):
+    """[] or messages for a mapping of directory group to Slurm account (the setting named in them)."""
     if not isinstance(mapping, dict):
-        return ["directory_account_groups must map a directory group to a Slurm account "
-                "({ml-vision: vision}), not %s" % shown(mapping, 60)]
+        return ["%s must map a directory group to a Slurm account ({ml-vision: vision}), not %s"
+                % (setting, shown(mapping, 60))]
     errors = []
     for group, account in sorted(mapping.items(), key=lambda item: str(item[0])):
         if not isinstance(group, str) or not _NAME.match(group):
-            errors.append("directory_account_groups: %s is not a group name" % shown(group, 40))
+            errors.append("%s: %s is not a group name" % (setting, shown(group, 40)))
         if not isinstance(account, str) or not _ACCOUNT.match(account):
-            errors.append("directory_account_groups[%s] must be a Slurm account name (lower case), not %s"
-                          % (shown(group, 40), shown(account, 40)))
+            errors.append("%s[%s] must be a Slurm account name (lower case), not %s"
+                          % (setting, shown(group, 40), shown(account, 40)))
     return errors
 
 
@@ -336,7 +336,7 @@ def certificate_result(rc, stdout, stderr):
 def account_members(mapping, group_text):
     """{"accounts": {account: [members]}, "missing": [groups the directory does not have]}.
 
-    mapping: directory_account_groups ({group: account}); group_text: ``getent group <each group>`` output (SSSD
+    mapping: slurm_dbd_account_groups ({group: account}); group_text: ``getent group <each group>`` output (SSSD
     lists the members by name for either schema). Members of several groups mapped to one account are merged.
     """
     entries = getent_entries(group_text)

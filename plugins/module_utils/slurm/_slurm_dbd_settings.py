@@ -18,6 +18,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.common._settings_va
     plain,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
+from ansible_collections.gpuops.cluster.plugins.module_utils.site._directory import account_group_errors
 
 NAME_RE = re.compile(r"[A-Za-z0-9_]+")
 PASSWORD_MIN = 12
@@ -37,8 +38,8 @@ def _password_problem(password, install_mariadb):
 def settings_errors(settings):
     """Messages for the slurm_dbd settings the role cannot use; [] when all is well.
 
-    settings: db_password, db_name, db_user, install_mariadb (the slurm_dbd_ variables without the prefix) and
-    os_family (the host's, from its facts).
+    settings: db_password, db_name, db_user, install_mariadb, account_groups (the slurm_dbd_ variables without the
+    prefix) and os_family (the host's, from its facts).
     """
     if not isinstance(settings, dict):
         return ["the slurm_dbd settings must be a mapping of the slurm_dbd_ variables, not %s." % shown(settings)]
@@ -55,6 +56,7 @@ def settings_errors(settings):
     if not matches(NAME_RE, get("db_name")) or not matches(NAME_RE, get("db_user")):
         errors.append("slurm_dbd_db_name (%s) and slurm_dbd_db_user (%s) take letters, digits and _."
                       % (plain(get("db_name")), plain(get("db_user"))))
+    errors += account_group_errors(get("account_groups") if "account_groups" in settings else {})
     if install_mariadb and get("os_family") not in MARIADB_OS_FAMILIES:
         errors.append("MariaDB is installed for you on Debian and Ubuntu only: elsewhere set "
                       "slurm_dbd_install_mariadb: false and point slurm_dbd_db_host at your server. This host's OS "

@@ -18,8 +18,7 @@ FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", 
 CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 GOOD = {"directory_ldap_uris": ["ldap://ldap.example.org", "ldaps://ldap2.example.org:636"],
         "directory_base_dn": "dc=example,dc=org", "directory_bind_dn": "cn=reader,ou=system,dc=example,dc=org",
-        "directory_bind_password": "secret", "directory_tls_ca": CA, "directory_test_user": "alice",
-        "directory_account_groups": {"ml-vision": "vision"}}
+        "directory_bind_password": "secret", "directory_tls_ca": CA, "directory_test_user": "alice"}
 
 
 def capture(name):
@@ -52,8 +51,6 @@ def test_good_settings_pass():
     ({"directory_cache_timeout_s": 5}, "directory_cache_timeout_s must be a whole number of seconds from 30"),
     ({"directory_min_id": 500}, "directory_min_id must be a whole number of ids"),
     ({"directory_test_user": "Alice Smith"}, "directory_test_user must be a user name"),
-    ({"directory_account_groups": {"ml-vision": "Vision Group"}}, "must be a Slurm account name"),
-    ({"directory_account_groups": ["ml-vision"]}, "directory_account_groups must map a directory group"),
     ({"directory_domain": "my domain"}, "directory_domain must be a name"),
 ])
 def test_each_bad_setting_is_named_with_its_fix(change, message):
@@ -186,3 +183,12 @@ def test_the_preflight_search_requires_starttls_on_ldap_and_keeps_the_password_o
         "ldapsearch", "-LLL", "-x", "-o", "nettimeout=10", "-H", "ldap://h", "-ZZ", "-b", "dc=x", "-s", "base", "dn"]
     argv = directory.ldapsearch_argv("ldaps://h", "dc=x", "cn=r,dc=x")
     assert "-ZZ" not in argv and argv[argv.index("-y") + 1] == "/dev/stdin" and argv[argv.index("-D") + 1] == "cn=r,dc=x"
+
+
+def test_the_mapping_of_groups_to_accounts_is_checked_with_the_setting_named():
+    assert directory.account_group_errors({"ml-vision": "vision"}) == []
+    assert directory.account_group_errors({"ml-vision": "Vision Group"}) == [
+        "slurm_dbd_account_groups['ml-vision'] must be a Slurm account name (lower case), not 'Vision Group'"]
+    assert directory.account_group_errors(["ml-vision"])[0].startswith("slurm_dbd_account_groups must map")
+    assert directory.account_group_errors({"Bad Group": "x"}) == ["slurm_dbd_account_groups: 'Bad Group' is not a "
+                                                                   "group name"]

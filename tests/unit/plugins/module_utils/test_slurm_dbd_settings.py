@@ -23,7 +23,7 @@ def settings(**change):
     """The settings the role passes with its defaults, on Debian."""
     with open(DEFAULTS) as handle:
         defaults = yaml.safe_load(handle)
-    keys = ("db_password", "db_name", "db_user", "install_mariadb")
+    keys = ("db_password", "db_name", "db_user", "install_mariadb", "account_groups")
     value = dict((key, defaults["slurm_dbd_" + key]) for key in keys)
     value["os_family"] = "Debian"
     value.update(change)
@@ -47,6 +47,8 @@ BAD = [
     ({"db_name": "x\n"}, NAMES % ("x", "slurm")),
     ({"db_user": 7}, NAMES % ("slurm_acct_db", "7")),
     ({"os_family": "RedHat"}, MARIADB % "RedHat"),
+    ({"account_groups": {"ml-vision": "Vision"}},
+     "slurm_dbd_account_groups['ml-vision'] must be a Slurm account name (lower case), not 'Vision'"),
 ]
 
 
@@ -57,6 +59,7 @@ def test_the_defaults_have_no_errors():
 @pytest.mark.parametrize("good", [
     {"db_password": "x" * 12}, {"db_password": "x" * 12, "install_mariadb": False},
     {"os_family": "RedHat", "install_mariadb": False, "db_password": "a-long-password"}, {"db_name": "Slurm_2"},
+    {"account_groups": {"ml-vision": "vision", "ml-speech": "speech"}},
 ])
 def test_good_settings_have_no_errors(good):
     assert settings_errors(settings(**good)) == []
