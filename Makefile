@@ -75,16 +75,16 @@ lab: venv lab-image wheelhouse
 	# (gpu_stack.yml's batches are for a cluster in service).
 	$(BIN)/ansible-playbook site.yml -i inventory/lab -e gpuops_gpu_stack_serial=100%
 	@echo
-	docker exec lab-ctl sinfo
+	docker exec lab-login sinfo
 	@echo
-	@echo "The lab is up. Submit a job from the controller:"
-	@echo "  docker exec -it lab-ctl srun -N2 hostname"
-	@echo "  docker exec -it lab-ctl srun --gres=gpu:1 env | grep CUDA_VISIBLE_DEVICES"
-	@echo "  docker exec -it lab-ctl bash -c 'sbatch --wrap \"hostname; sleep 5\" && squeue'"
-	@echo "  docker exec -it lab-ctl bash -c 'cd /shared && CKPT_DIR=/shared/ckpt sbatch -N 2 /opt/gpuops/examples/ddp/ddp.sbatch'"
-	@echo "  docker exec -it lab-ctl srun --mpi=pmix -N2 -n4 python3 -c 'from mpi4py import MPI; c = MPI.COMM_WORLD; print(c.rank, c.allreduce(c.rank))'"
-	@echo "  docker exec -it lab-ctl bash -lc 'module avail; sacct'"
-	@echo "  docker exec -it lab-ctl sinfo -R                 # nodes the health check drained, and why"
+	@echo "The lab is up. Users submit from the login node, lab-login:"
+	@echo "  docker exec -it lab-login srun -N2 hostname"
+	@echo "  docker exec -it lab-login srun --gres=gpu:1 env | grep CUDA_VISIBLE_DEVICES"
+	@echo "  docker exec -it lab-login bash -c 'sbatch --wrap \"hostname; sleep 5\" && squeue'"
+	@echo "  docker exec -it lab-login bash -c 'cd /shared && CKPT_DIR=/shared/ckpt sbatch -N 2 /opt/gpuops/examples/ddp/ddp.sbatch'"
+	@echo "  docker exec -it lab-login srun --mpi=pmix -N2 -n4 python3 -c 'from mpi4py import MPI; c = MPI.COMM_WORLD; print(c.rank, c.allreduce(c.rank))'"
+	@echo "  docker exec -it lab-login bash -lc 'module avail; sacct'"
+	@echo "  docker exec -it lab-login sinfo -R               # nodes the health check drained, and why"
 	@echo "  docker exec -it lab-gpu01 gpuops-health show     # the node's last health check result"
 	@echo "Check it: make validate (report in validate-report/). Remove it: make lab-down"
 

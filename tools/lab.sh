@@ -17,6 +17,9 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd -P)
 INVENTORY=${GPUOPS_LAB_INVENTORY:-inventory/lab}
 NODES=${GPUOPS_LAB_NODES:-2}
 CTL=(lab-ctl)
+# The login node, where the inventory has one (inventory/lab does; a bench's may not).
+LOGIN=()
+if grep -rqs 'lab-login' "$INVENTORY"; then LOGIN=(lab-login); fi
 COMPUTE=()
 for i in $(seq 1 "$NODES"); do COMPUTE+=("$(printf 'lab-gpu%02d' "$i")"); done
 
@@ -35,7 +38,7 @@ run_container() {  # name
 up() {
   docker network inspect "$NET" >/dev/null 2>&1 \
     || docker network create --subnet "$SUBNET" --gateway "$GATEWAY" "$NET" >/dev/null
-  for c in "${CTL[@]}" "${COMPUTE[@]}"; do
+  for c in "${CTL[@]}" "${COMPUTE[@]}" ${LOGIN[@]+"${LOGIN[@]}"}; do
     if [ "$(docker inspect -f '{{.State.Running}}' "$c" 2>/dev/null)" = "true" ]; then
       log "$c is running"
     else
@@ -44,13 +47,16 @@ up() {
       log "started $c"
     fi
   done
-  for c in "${CTL[@]}" "${COMPUTE[@]}"; do
+  for c in "${CTL[@]}" "${COMPUTE[@]}" ${LOGIN[@]+"${LOGIN[@]}"}; do
     for _ in $(seq 1 30); do
       state=$(docker exec "$c" systemctl is-system-running 2>/dev/null || true)
       case "$state" in running|degraded) break ;; esac
       sleep 1
     done
   done
+  # The image masks systemd-logind (containers have no seats); the login
+  # node needs it for its users' slices and limits (slurm_login checks).
+  for c in ${LOGIN[@]+"${LOGIN[@]}"}; do docker exec "$c" systemctl unmask --quiet systemd-logind; done
   # The shared volume stands in for the site's shared file system, which
   # users write to (shared_storage checks it in external mode).
   docker exec "${CTL[0]}" chmod 1777 /shared

@@ -53,9 +53,10 @@ settings before anything is written and names the variable and the fix
 **Groups.** `slurm_controller` (slurmctld: one host, or a primary and backups in inventory order with
 `slurm_state_save_location` on shared storage, [high-availability.md](high-availability.md)) and `slurm_compute` (the GPU nodes:
 slurmd). Optional: `slurm_dbd` (one host for slurmdbd and its MariaDB database, when accounting
-should not run on the controller), `storage` (the NFS server, else the controller) and `monitoring`
+should not run on the controller), `slurm_login` (login nodes: the Slurm commands and munge, no slurmd,
+[login.md](login.md)), `storage` (the NFS server, else the controller) and `monitoring`
 (Prometheus, Alertmanager and Grafana, else the controller). Other names: `slurm_controller_group`,
-`slurm_compute_group`, `slurm_dbd_group`, `shared_storage_server_group`, `gpuops_monitoring_group`.
+`slurm_compute_group`, `slurm_dbd_group`, `slurm_login_group`, `shared_storage_server_group`, `gpuops_monitoring_group`.
 A host may not be in both Slurm groups. `inventory/example/` is a starting point over SSH.
 
 **Cluster-wide variables** go where every host sees the same value, `group_vars/all`: every
@@ -165,6 +166,10 @@ USAGE = {
                   "note": "Run it before slurmctld starts with accounting, as `playbooks/slurm.yml` does (on the "
                           "`slurm_dbd` host, else the controller, when `slurm_accounting` is true)."},
     "slurm_exporter": {"hosts": "slurm_controller", "playbook": "playbooks/monitoring.yml"},
+    "slurm_login": {"hosts": "slurm_login", "playbook": "playbooks/slurm_login.yml",
+                    "note": "`site.yml` gives the login nodes the Slurm commands and munge first (`playbooks/slurm.yml` "
+                            "includes the login group), and the users, shared file systems, Lmod, MPI and PyTorch "
+                            "through their own playbooks ([docs/login.md](../../docs/login.md))."},
     "slurm_maintenance": {"phased": True, "playbook": "playbooks/maintenance.yml",
                           "also": ["playbooks/config_change.yml"]},
     "validate": {"phased": True, "playbook": "playbooks/validate.yml"},

@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """Filters of the cluster_users role: cluster_users_plan, cluster_users_host_view, cluster_users_conflicts,
-cluster_users_todo and cluster_users_probe_paths.
+cluster_users_directory_clashes, cluster_users_todo and cluster_users_probe_paths.
 
 Their documentation is in the <filter name>.yml files beside this one, the
 logic in module_utils/site/_cluster_users.py.
@@ -44,6 +44,11 @@ def cluster_users_conflicts(plan, views):
     return _call("cluster_users_conflicts", cu.conflicts, plan, views)
 
 
+def cluster_users_directory_clashes(plan, views, lookups):
+    """Messages for every planned name or number that another NSS source (the directory) holds on some host."""
+    return _call("cluster_users_directory_clashes", cu.directory_clashes, plan, views, lookups)
+
+
 def cluster_users_todo(plan, passwd, group, probe=None, settings=None):
     """What the modules must still do on this host: {groups, users, homes, keys} (plan entries)."""
     probe = probe or {}
@@ -69,6 +74,7 @@ class FilterModule(object):
             "cluster_users_plan": cluster_users_plan,
             "cluster_users_host_view": cluster_users_host_view,
             "cluster_users_conflicts": cluster_users_conflicts,
+            "cluster_users_directory_clashes": cluster_users_directory_clashes,
             "cluster_users_todo": cluster_users_todo,
             "cluster_users_probe_paths": cluster_users_probe_paths,
         }

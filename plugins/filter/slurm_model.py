@@ -64,28 +64,29 @@ def _host_data(hostvars, host, with_node_vars):
     return data
 
 
-def _inventory(hostvars, controllers, computes, dbd, with_facts=True):
+def _inventory(hostvars, controllers, computes, dbd, with_facts=True, logins=None):
     controllers = list(controllers or [])
     computes = list(computes or [])
     dbd = list(dbd or [])
+    logins = list(logins or [])
     hosts = {}
     for host in computes:
         hosts[host] = _host_data(hostvars, host, True)
-    for host in controllers + dbd:
+    for host in controllers + dbd + logins:
         if host not in hosts:
             hosts[host] = _host_data(hostvars, host, False)
     if not with_facts:
         for data in hosts.values():
             data.pop("gpus", None)
             data.pop("gpu_fabric", None)
-    return {"controllers": controllers, "computes": computes, "dbd": dbd, "hosts": hosts}
+    return {"controllers": controllers, "computes": computes, "dbd": dbd, "logins": logins, "hosts": hosts}
 
 
 def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=None, running_gres=None, reached=None,
-                targeted=None, running_topology=None):
+                targeted=None, running_topology=None, logins=None):
     """The cluster model: node names, slurm.conf/gres.conf/cgroup.conf lines, restart fingerprint, errors."""
     try:
-        inventory = _inventory(hostvars, controllers, computes, dbd)
+        inventory = _inventory(hostvars, controllers, computes, dbd, logins=logins)
         inventory["reached"] = None if reached is None else list(reached)
         inventory["targeted"] = None if targeted is None else list(targeted)
         return build_model(inventory, plain_data(settings), running_conf, running_gres, running_topology)
@@ -93,10 +94,11 @@ def slurm_model(hostvars, controllers, computes, dbd, settings, running_conf=Non
         raise AnsibleFilterError("slurm_model: %s" % exc)
 
 
-def slurm_inventory_errors(hostvars, controllers, computes, dbd, settings):
+def slurm_inventory_errors(hostvars, controllers, computes, dbd, settings, logins=None):
     """The input errors that need no gathered facts (names, partitions, GRES overrides, accounts)."""
     try:
-        return check_inventory(_inventory(hostvars, controllers, computes, dbd, with_facts=False), plain_data(settings))
+        return check_inventory(_inventory(hostvars, controllers, computes, dbd, with_facts=False, logins=logins),
+                               plain_data(settings))
     except SlurmModelError as exc:
         raise AnsibleFilterError("slurm_inventory_errors: %s" % exc)
 

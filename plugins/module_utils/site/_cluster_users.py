@@ -17,6 +17,12 @@ Three steps, each a pure function:
   another name, a supplementary group that is neither in the plan nor on the
   host. Host names are given as Slurm hostlists, so a message stays short on
   a thousand nodes.
+* directory_clashes(plan, views, lookups): once per play, the plan's names
+  and numbers looked up through every NSS source (``getent passwd NAME...
+  UID...``, ``getent group NAME... GID...``) on every host, against the local
+  files (the views, read with ``getent -s files``): an entry that the local
+  files do not have comes from another source (the site's directory through
+  SSSD), and a local cluster_users account cannot share its name or number.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -376,6 +382,106 @@ def conflicts(planned, views):
         owners = sorted(user["name"] for user in planned["users"] if name in user["groups"])
         messages.append("group %s (in the groups of %s) is missing on %s: add it to cluster_users_groups with a gid, "
                         "or create it there" % (name, ", ".join(owners), _hosts(hosts)))
+    return messages
+
+
+# --- once per play: the other NSS sources ---------------------------------------------
+
+OTHER_SOURCE = "another source (the site's directory through SSSD?)"
+
+
+def _lookup_lines(lines, what):
+    """getent's output lines ("name:password:id:...") as [(name, id)]; a line of another shape raises."""
+    if not isinstance(lines, (list, tuple)):
+        raise ClusterUsersError("%s must be the lines getent printed, not %s" % (what, type(lines).__name__))
+    found = []
+    for line in lines:
+        if not isinstance(line, str):
+            raise ClusterUsersError("%s must be the lines getent printed, not a %s" % (what, type(line).__name__))
+        if not line.strip():
+            continue
+        fields = line.rstrip("\r\n").split(":")
+        if len(fields) < 3 or not fields[0] or not re.match(r"^[0-9]{1,10}\Z", fields[2].strip()):
+            raise ClusterUsersError("%s printed %s, not an entry name:password:id:..." % (what, _shown(line)))
+        found.append((fields[0], int(fields[2].strip())))
+    return found
+
+
+def _clash_messages(wanted, key, kind, found, messages):
+    """Messages for one database: found is {(name, number): hosts} of the entries the local files do not have."""
+    by_name = dict((entry["name"], entry) for entry in wanted)
+    by_number = dict((entry[key], entry) for entry in wanted)
+    listed = "cluster_users_users" if kind == "user" else "cluster_users_groups"
+    same_name, same_number = [], []
+    for (name, number), hosts in sorted(found.items()):
+        if name in by_name:
+            same_name.append((name, number, hosts))
+        elif number in by_number:
+            same_number.append((by_number[number], number, name, hosts))
+    for name, number, hosts in same_name:
+        if by_name[name].get("personal"):
+            fix = ("give user %s a group from cluster_users_groups (group:), or remove the group %s from the directory"
+                   % (name, name))
+            what = "%s (the personal group of user %s)" % (name, name)
+        else:
+            fix = "remove %s from %s or from the directory" % (name, listed)
+            what = name
+        messages.append("%s is also a %s of %s with %s %d on %s: a local cluster_users %s and a directory %s cannot "
+                        "share a name; %s" % (what, kind, OTHER_SOURCE, key, number, _hosts(hosts), kind, kind, fix))
+    for entry, number, holder, hosts in same_number:
+        where = ("cluster_users_users (gid:, the personal group of user %s)" % entry["name"]
+                 if entry.get("personal") else listed)
+        messages.append("%s %d of %s %s is held by %s of %s on %s: a local cluster_users %s and a directory %s cannot "
+                        "share a %s; give %s another %s in %s, or give %s another %s in the directory"
+                        % (key, number, kind, entry["name"], holder, OTHER_SOURCE, _hosts(hosts), kind, kind, key,
+                           entry["name"], key, where, holder, key))
+
+
+def directory_clashes(planned, views, lookups):
+    """Every planned name or number that another NSS source (the directory) holds on some host, as messages.
+
+    views: {host: host_view(...)} of the local files (getent -s files). lookups: {host: {passwd: lines, group:
+    lines}}, the lines of ``getent passwd <the plan's user names and uids>`` and ``getent group <the plan's group
+    names and gids>`` through every NSS source; None where the plan has no user (passwd) or group (group). An entry
+    there that the local files do not have (that name with that number) comes from another source: a planned name
+    it has, or a planned number it holds under another name, is a clash. A host without its view or lookups, when
+    the plan needs them, is a message too: no host is skipped. Shapes the role never builds raise
+    ClusterUsersError.
+    """
+    planned = _plan_shape(planned)
+    if not isinstance(views, dict):
+        raise ClusterUsersError("the views must be a mapping {host: view}, not %s" % type(views).__name__)
+    if not isinstance(lookups, dict):
+        raise ClusterUsersError("the lookups must be a mapping {host: {passwd: lines, group: lines}}, not %s"
+                                % type(lookups).__name__)
+    needed = [(database, wanted, key, kind) for database, wanted, key, kind in (
+        ("group", planned["groups"], "gid", "group"), ("passwd", planned["users"], "uid", "user")) if wanted]
+    if not needed:
+        return []
+    views = dict((str(host), view) for host, view in views.items())
+    lookups = dict((str(host), lookup) for host, lookup in lookups.items())
+    blind = set()
+    found = dict((database, {}) for database, _wanted, _key, _kind in needed)
+    for host in sorted(set(views) | set(lookups)):
+        view, lookup = views.get(host), lookups.get(host)
+        if not (isinstance(view, dict) and all(isinstance(view.get(k), dict) for k in ("passwd", "group"))
+                and isinstance(lookup, dict)):
+            blind.add(host)
+            continue
+        for database, _wanted, _key, _kind in needed:
+            if lookup.get(database) is None:
+                blind.add(host)
+                continue
+            local = view[database]
+            for name, number in _lookup_lines(lookup[database], "getent %s on %s" % (database, host)):
+                if local.get(name) != number:
+                    found[database].setdefault((name, number), set()).add(host)
+    messages = []
+    if blind:
+        messages.append("no getent lookup through every NSS source from %s: the names cannot be checked against the "
+                        "directory there" % _hosts(blind))
+    for database, wanted, key, kind in needed:
+        _clash_messages(wanted, key, kind, found[database], messages)
     return messages
 
 

@@ -126,8 +126,12 @@ SETTING_KEYS = (
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
     "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes", "restart_batch", "rest", "native_metrics",
-    "jwt_key_path",
+    "jwt_key_path", "login_group", "login_configless",
 )
+# slurm_login_configless: auto (configless with sackd where the release ships it), true, false.
+LOGIN_CONFIGLESS = ("auto", True, False)
+# sackd, which fetches the configuration for a login node without slurmd, came with Slurm 23.11.
+SACKD_SERIES = (23, 11)
 # slurm_gres_autodetect: gres.conf AutoDetect. off: the collection's own gres.conf lines from gpu_facts only;
 # nvml: Slurm's gpu/nvml plugin (built with NVML: slurm_install_from=source with slurm_source_nvml, or
 # Debian's slurm-wlm-nvml-plugin); nvidia: gpu/nvidia (Slurm 24.11 and later, no NVML needed).
@@ -571,6 +575,33 @@ def _check_unique(kind, variable, names, errors):
                           % (kind, _shown(name), ", ".join(owners), kind, variable))
 
 
+def _series_tuple(series):
+    match = re.match(r"^\s*(\d+)\.(\d+)", str(series or ""))
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def login_configless(settings):
+    """(whether login nodes run sackd in configless mode, [errors]) from slurm_login_configless and the series.
+
+    auto: where the release ships sackd (Slurm 23.11 and later); true: required (an error on an older release);
+    false: login nodes keep slurm.conf like every node.
+    """
+    value = settings.get("login_configless", "auto")
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", "yes", "no"):
+        value = value.strip().lower() in ("true", "yes")
+    if value not in LOGIN_CONFIGLESS and not (isinstance(value, str) and value.strip().lower() == "auto"):
+        return False, ["slurm_login_configless is %s: use auto (sackd where the Slurm release has it), true or false."
+                       % _shown(value)]
+    series = _series_tuple(settings.get("series"))
+    has_sackd = series is not None and series >= SACKD_SERIES
+    if value is True and not has_sackd:
+        return False, ["slurm_login_configless is true, but Slurm %s has no sackd (it came with 23.11), which fetches a "
+                       "login node's configuration without slurmd. Set slurm_login_configless: auto or false (the login "
+                       "nodes then keep slurm.conf), or install a later Slurm (slurm_install_from: source)."
+                       % _shown(settings.get("series"))]
+    return (has_sackd if value not in (True, False) else value), []
+
+
 def check_inventory(inventory, settings):
     """Input errors that need no gathered facts: groups, names, partitions, GRES overrides, accounts, secrets."""
     errors = []
@@ -612,6 +643,12 @@ def check_inventory(inventory, settings):
     if both:
         errors.append("%s in both %s (slurm_controller_group) and %s (slurm_compute_group): the controller stays a separate "
                       "host. Remove it from one group." % (", ".join(both), cgroup, ngroup))
+    lgroup = settings.get("login_group", "slurm_login")
+    for host in inventory.get("logins") or []:
+        if host in set(controllers) or host in set(computes):
+            errors.append("%s is in %s (slurm_login_group) and in %s: a login node runs neither slurmctld nor slurmd. "
+                          "Remove it from one group." % (host, lgroup, cgroup if host in set(controllers) else ngroup))
+    errors.extend(login_configless(settings)[1] if inventory.get("logins") else [])
     cluster = settings.get("cluster_name")
     if not isinstance(cluster, str) or not _CLUSTER_NAME.match(cluster):
         errors.append("slurm_cluster_name %s: use lower-case letters, digits, _ and - (up to 40, starting with a letter "
@@ -789,10 +826,13 @@ def _check_accounts(accounts):
 # --------------------------------------------------------------------------
 # The model
 
-def _host_entry(host, controllers, computes, dbd_hosts, configless, names, rest_hosts=(), jwt=False):
+def _host_entry(host, controllers, computes, dbd_hosts, configless, names, rest_hosts=(), jwt=False, logins=(),
+                login_configless=False):
     is_controller = host in controllers
     is_compute = host in computes
     is_dbd = host in dbd_hosts
+    is_login = host in logins and not is_controller and not is_compute
+    sackd = is_login and bool(login_configless)
     return {
         # slurmrestd runs here; the JWT key is kept here (the controllers and slurmdbd hosts, with the REST API).
         "rest": host in rest_hosts,
@@ -802,7 +842,10 @@ def _host_entry(host, controllers, computes, dbd_hosts, configless, names, rest_
         "compute": is_compute,
         "dbd": is_dbd,
         "dbd_only": is_dbd and not is_controller and not is_compute,
-        "holds_config": is_controller or not configless or is_dbd,
+        # A login node: the Slurm commands, munge, no slurmd; with sackd (configless) it holds no configuration.
+        "login": is_login,
+        "sackd": sackd,
+        "holds_config": is_controller or is_dbd or (is_compute and not configless) or (is_login and not sackd),
         "writes_gres": (configless and is_controller) or (not configless and is_compute),
         "gres_conf": [],
     }
@@ -1002,6 +1045,9 @@ def bundle_handlers(bundle, host, probe, daemons_active):
         handlers.append("daemon reload")
     if slurmd_files and host.get("compute") and slurmd_unit.get("active"):
         handlers.append("restart slurmd")
+    sackd_unit = services.get("sackd") if isinstance(services.get("sackd"), dict) else {}
+    if slurmd_files and host.get("sackd") and sackd_unit.get("active"):
+        handlers.append("restart sackd")
     # slurmrestd reads its options at start; a new slurm.conf it reads on each request's connection.
     if (rest_files or bundle.get("jwt")) and host.get("rest") and rest_unit.get("active"):
         handlers.append("restart slurmrestd")
@@ -1240,10 +1286,11 @@ def _health_check_timeout(conf, series, user_config):
         conf["HealthCheckTimeout"] = interval - 1
 
 
-def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors):
+def _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors, serve_configless=None):
     """slurm.conf's and cgroup.conf's settings, merged: defaults, what the model knows (the topology plugin
-    model_topology chose among them), accounting, the user's."""
-    configless = bool(settings.get("configless"))
+    model_topology chose among them), accounting, the user's. serve_configless: slurmctld serves the configuration
+    (configless slurmd, or sackd on the login nodes); default: the configless setting."""
+    configless = bool(settings.get("configless")) if serve_configless is None else bool(serve_configless)
     user_config = settings.get("config") if isinstance(settings.get("config"), dict) else {}
     legacy = [key.lower() for key in LEGACY_CONTROLLER_KEYS]
     clash = sorted(str(key) for key in user_config if str(key).strip().lower() in legacy)
@@ -1336,16 +1383,18 @@ def gres_autodetect(settings):
     return value, errors
 
 
-def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None, rest_hosts=(), jwt=False):
+def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None, rest_hosts=(), jwt=False,
+                  login_configless=False):
     """Each Slurm host's entry (its roles, its gres.conf lines, AutoDetect first when set), by inventory name."""
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
     dbd = list(inventory.get("dbd") or [])
+    logins = list(inventory.get("logins") or [])
     host_entries = {}
-    for host in controllers + computes + dbd:
+    for host in controllers + computes + dbd + logins:
         if host not in host_entries:
             host_entries[host] = _host_entry(host, set(controllers), set(computes), dbd_hosts, configless, names,
-                                             set(rest_hosts), jwt)
+                                             set(rest_hosts), jwt, set(logins), login_configless)
     first = ["AutoDetect=%s" % autodetect] if autodetect else []
     for node in nodes:
         if node["host"] not in host_entries:
@@ -1476,6 +1525,8 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
     reached = inventory.get("reached")
     targeted = inventory.get("targeted")
     configless = bool(settings.get("configless"))
+    logins = list(inventory.get("logins") or [])
+    sackd = bool(logins) and login_configless(settings)[0]
     ctl_host = controllers[0] if controllers else None
     dbd_host = dbd[0] if dbd else ctl_host
     dbd_backup = dbd[1] if len(dbd) == 2 else None
@@ -1523,7 +1574,8 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
                       "slurmdbd group as well, or leave the slurm_rest group empty (the first controller runs it)."
                       % ", ".join(strangers))
     topology = model_topology(settings, nodes, hosts, errors, warnings, parse_topology_places(running_topology or ""))
-    conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors)
+    conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors, configless or sackd)
+    conf_servers = ",".join("%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817) for entry in ctl_entries)
     conf_lines, cgroup_lines = [], []
     try:
         conf_lines = render_lines(conf)
@@ -1549,7 +1601,7 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "controllers": ctl_entries,
         "dbd": dbd_entry,
         "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect,
-                               rest_hosts, rest_on),
+                               rest_hosts, rest_on, sackd),
         # slurmrestd (off: enabled false): its hosts, its options and SLURMRESTD_LISTEN.
         "rest": {"enabled": rest_on, "hosts": rest_hosts,
                  "options": rest_command(rest, settings.get("series"), bool(settings.get("accounting"))) if rest_on else "",
@@ -1576,8 +1628,10 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "topology": dict((key, topology[key]) for key in ("plugin", "written", "reason", "notes", "missing")),
         "restart": restart_fingerprint(conf, nodes, configless, restart_keys),
         # slurmd's options: in configless mode it fetches the configuration from the controller.
-        "slurmd_options": ("--conf-server %s" % ",".join(
-            "%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817) for entry in ctl_entries)) if configless else "",
+        "slurmd_options": ("--conf-server %s" % conf_servers) if configless else "",
+        # sackd's options on the login nodes that fetch their configuration (slurm_login_configless).
+        "sackd_options": ("--conf-server %s" % conf_servers) if sackd else "",
+        "login_hosts": logins,
     }
 
 
@@ -1706,6 +1760,10 @@ def host_files(host, paths, contents, user="slurm", configless=False):
             if paths.get(key):
                 slurmd.append(text(paths[key], contents[key], mode="0755"))
                 slurmd.append(directory(paths[key] + ".d"))
+    if host.get("sackd") and paths.get("sackd_env_file"):
+        # A login node's sackd: its options (--conf-server), read by the unit of either kind of packages.
+        slurmd.append(text(paths["sackd_env_file"], contents["sackd_env"]))
+    if host.get("compute"):
         dropin = paths["configless_dropin"]
         if configless:
             slurmd.append(directory(dropin.rsplit("/", 1)[0]))

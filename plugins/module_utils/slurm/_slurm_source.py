@@ -82,9 +82,10 @@ def package_names(components, install_from):
 def host_packages(roles, sets, install_from, pmix, gres_autodetect):
     """The Slurm packages one host installs, by its roles, named for install_from.
 
-    roles: {controller, compute, dbd_only, rest, jwt} (booleans); sets: the components of each kind of host
+    roles: {controller, compute, dbd_only, login, sackd, rest, jwt} (booleans); sets: the components of each kind of host
     ({controller, compute, client, pmix, nvml_plugin, rest, jwt}, Debian's names). A controller gets the controller's,
-    a compute node the compute node's, a host with only slurmdbd the client's; the PMIx packages go to every
+    a compute node the compute node's, a host with only slurmdbd or a login node the client's (and sackd on a
+    login node that fetches its configuration with it); the PMIx packages go to every
     host but a slurmdbd-only one when pmix is on; Debian's NVML plugin goes to a compute node with
     gres_autodetect nvml on the distribution's packages (a source build carries its own NVML plugin); slurmrestd
     to a REST host, and the JWT plugin to it and to the hosts that hold the JWT key.
@@ -100,8 +101,10 @@ def host_packages(roles, sets, install_from, pmix, gres_autodetect):
         components += sets.get("controller", [])
     if roles.get("compute"):
         components += sets.get("compute", [])
-    if roles.get("dbd_only"):
+    if roles.get("dbd_only") or roles.get("login"):
         components += sets.get("client", [])
+    if roles.get("sackd"):
+        components += ["sackd"]
     if roles.get("compute") and gres_autodetect == "nvml" and install_from == "distribution":
         components += sets.get("nvml_plugin", [])
     if pmix and not roles.get("dbd_only"):

@@ -6,6 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.site import _cluster_users as cu
@@ -360,3 +362,108 @@ def test_todo_refuses_what_is_not_a_plan(bad):
 def test_todo_refuses_a_getent_result_that_is_not_a_dict():
     with pytest.raises(cu.ClusterUsersError):
         cu.host_todo(["x"], {}, _plan())
+
+
+# --- directory_clashes: the other NSS sources -------------------------------------------
+
+DIRECTORY = "another source (the site's directory through SSSD?)"
+
+
+def _lookups(passwd=(), group=()):
+    return {"passwd": list(passwd), "group": list(group)}
+
+
+def _clashes(hosts):
+    """hosts: {host: (passwd, group, lookups)} -> directory_clashes of the plan over those hosts."""
+    plan = _plan()
+    views = dict((host, cu.host_view(passwd, group, plan)) for host, (passwd, group, _l) in hosts.items())
+    return cu.directory_clashes(plan, views, dict((host, lookups) for host, (_p, _g, lookups) in hosts.items()))
+
+
+def test_no_clash_when_nss_finds_only_the_local_entries_or_nothing():
+    # gpu01 is converged: NSS finds the local entries (files first); ctl is bare: NSS finds nothing (rc 2).
+    local = _lookups(["alice:x:3101:3001:Alice A:/shared/home/alice:/bin/bash"],
+                     ["chem:x:3001:", "gpu:x:3002:alice"])
+    assert _clashes({"gpu01": (PASSWD_OK, GROUP_OK, local), "ctl": ({}, {}, _lookups())}) == []
+
+
+def test_nothing_planned_needs_no_lookup():
+    plan = cu.plan([], [])
+    assert cu.directory_clashes(plan, {"gpu01": cu.host_view({}, {}, plan)},
+                                {"gpu01": {"passwd": None, "group": None}}) == []
+
+
+def test_a_directory_user_of_a_planned_name_is_a_clash_naming_hosts_uid_and_fix():
+    directory = _lookups(["alice:*:20001:20001:Alice Directory:/home/alice:/bin/bash"])
+    assert _clashes({"gpu01": ({}, {}, directory), "gpu02": ({}, {}, directory),
+                     "ctl": ({}, {}, _lookups())}) == [
+        "alice is also a user of %s with uid 20001 on gpu[01-02]: a local cluster_users user and a directory user "
+        "cannot share a name; remove alice from cluster_users_users or from the directory" % DIRECTORY]
+
+
+def test_a_directory_entry_with_the_local_name_and_another_number_is_a_clash():
+    # nsswitch "sss files": the directory's alice answers before the local one.
+    directory = _lookups(["alice:*:20001:20001::/home/alice:/bin/bash"], ["chem:x:3001:", "gpu:x:3002:alice"])
+    assert _clashes({"gpu01": (PASSWD_OK, GROUP_OK, directory)}) == [
+        "alice is also a user of %s with uid 20001 on gpu01: a local cluster_users user and a directory user "
+        "cannot share a name; remove alice from cluster_users_users or from the directory" % DIRECTORY]
+
+
+def test_a_planned_uid_held_by_a_directory_user_is_a_clash():
+    directory = _lookups(["dave:*:3102:20002::/home/dave:/bin/bash"])
+    assert _clashes({"gpu01": ({}, {}, directory)}) == [
+        "uid 3102 of user bob is held by dave of %s on gpu01: a local cluster_users user and a directory user cannot "
+        "share a uid; give bob another uid in cluster_users_users, or give dave another uid in the directory"
+        % DIRECTORY]
+
+
+def test_group_clashes_by_name_and_by_gid_and_personal_groups():
+    directory = _lookups(group=["chem:*:20100:", "physics:*:3002:carol", "bob:*:20002:"])
+    assert _clashes({"n1": ({}, {}, directory)}) == [
+        "bob (the personal group of user bob) is also a group of %s with gid 20002 on n1: a local cluster_users "
+        "group and a directory group cannot share a name; give user bob a group from cluster_users_groups (group:), "
+        "or remove the group bob from the directory" % DIRECTORY,
+        "chem is also a group of %s with gid 20100 on n1: a local cluster_users group and a directory group cannot "
+        "share a name; remove chem from cluster_users_groups or from the directory" % DIRECTORY,
+        "gid 3002 of group gpu is held by physics of %s on n1: a local cluster_users group and a directory group "
+        "cannot share a gid; give gpu another gid in cluster_users_groups, or give physics another gid in the "
+        "directory" % DIRECTORY,
+    ]
+
+
+def test_an_entry_found_by_name_and_by_number_is_one_message():
+    directory = _lookups(["alice:*:3101:3001::/home/alice:/bin/bash", "alice:*:3101:3001::/home/alice:/bin/bash"])
+    assert len(_clashes({"gpu01": ({}, {}, directory)})) == 1
+
+
+def test_a_host_without_lookups_or_view_is_never_skipped():
+    plan = _plan()
+    view = cu.host_view({}, {}, plan)
+    messages = cu.directory_clashes(plan, {"a1": view, "a2": view, "a3": None},
+                                    {"a1": None, "a2": {"passwd": [], "group": None}, "a3": _lookups()})
+    assert messages == ["no getent lookup through every NSS source from a[1-3]: the names cannot be checked against "
+                        "the directory there"]
+    assert cu.directory_clashes(plan, {"a1": view}, {}) == [
+        "no getent lookup through every NSS source from a1: the names cannot be checked against the directory there"]
+
+
+@pytest.mark.parametrize("planned, views, lookups, message", [
+    pytest.param("plan", {}, {}, "the plan must be the result of cluster_users_plan", id="plan"),
+    pytest.param(None, {}, {}, "the plan must be the result of cluster_users_plan", id="no-plan"),
+    pytest.param(_plan(), [], {}, "the views must be a mapping", id="views-list"),
+    pytest.param(_plan(), {}, "gpu01", "the lookups must be a mapping", id="lookups-text"),
+    pytest.param(_plan(), {"gpu01": {"passwd": {}, "group": {}}}, {"gpu01": {"passwd": "alice:x:1:1", "group": []}},
+                 "getent passwd on gpu01 must be the lines getent printed, not str", id="lines-text"),
+    pytest.param(_plan(), {"gpu01": {"passwd": {}, "group": {}}}, {"gpu01": {"passwd": [3101], "group": []}},
+                 "getent passwd on gpu01 must be the lines getent printed, not a int", id="line-number"),
+    pytest.param(_plan(), {"gpu01": {"passwd": {}, "group": {}}}, {"gpu01": {"passwd": [], "group": ["chem"]}},
+                 "getent group on gpu01 printed chem, not an entry name:password:id:...", id="no-fields"),
+    pytest.param(_plan(), {"gpu01": {"passwd": {}, "group": {}}},
+                 {"gpu01": {"passwd": ["alice:x:-1:1::/:/bin/sh"], "group": []}},
+                 "getent passwd on gpu01 printed alice:x:-1:1::/:/bin/sh, not an entry", id="bad-number"),
+    pytest.param(_plan(), {"gpu01": {"passwd": {}, "group": {}}}, {"gpu01": {"passwd": [":x:1:1"], "group": []}},
+                 "not an entry", id="no-name"),
+])
+def test_directory_clashes_garbage_is_a_clear_error(planned, views, lookups, message):
+    with pytest.raises(cu.ClusterUsersError, match=re.escape(message)):
+        cu.directory_clashes(planned, views, lookups)

@@ -1112,10 +1112,10 @@ def test_slurmctld_parameters_are_the_users_without_configless():
 
 
 def _entry(name, controller=False, compute=False, dbd=False, dbd_only=False, holds_config=False, writes_gres=False,
-           gres_conf=None):
+           gres_conf=None, login=False, sackd=False):
     return {"name": name, "controller": controller, "compute": compute, "dbd": dbd, "dbd_only": dbd_only,
             "holds_config": holds_config, "writes_gres": writes_gres, "gres_conf": gres_conf or [],
-            "rest": False, "jwt": False}
+            "rest": False, "jwt": False, "login": login, "sackd": sackd}
 
 
 @pytest.mark.parametrize("configless, hosts", [
@@ -1135,6 +1135,76 @@ def test_host_entries(configless, hosts):
     model = build_model(_inventory(1, dbd="db.example.org"), _settings(configless=configless, accounting=True))
     assert model["errors"] == []
     assert model["hosts"] == hosts
+
+
+# --- login nodes ------------------------------------------------------------------
+
+def _with_login(inventory, *hosts):
+    inventory["logins"] = list(hosts)
+    for host in hosts:
+        inventory["hosts"].setdefault(host, {"facts": {"hostname": host}, "vars": {}})
+    return inventory
+
+
+@pytest.mark.parametrize("series, value, sackd", [
+    ("22.05", "auto", False),    # no sackd before 23.11: the login node keeps slurm.conf
+    ("24.11", "auto", True),
+    ("26.05", "auto", True),
+    ("26.05", False, False),
+    ("26.05", "false", False),
+    ("24.11", True, True),
+])
+def test_login_nodes_run_sackd_where_the_release_has_it(series, value, sackd):
+    model = build_model(_with_login(_inventory(1), "login1"), _settings(series=series, login_configless=value))
+    assert model["errors"] == []
+    assert model["hosts"]["login1"] == _entry("login1", login=True, sackd=sackd, holds_config=not sackd)
+    assert model["login_hosts"] == ["login1"]
+    if sackd:
+        assert model["sackd_options"] == "--conf-server ctl:6817"
+        assert "enable_configless" in model["settings"]["SlurmctldParameters"]
+        # the nodes keep their files: only the login nodes fetch theirs
+        assert model["hosts"]["gpu01"]["holds_config"] is True
+        assert model["slurmd_options"] == ""
+    else:
+        assert model["sackd_options"] == ""
+        assert model["settings"].get("SlurmctldParameters") is None
+
+
+def test_no_login_nodes_no_sackd_and_no_configless():
+    model = build_model(_inventory(1), _settings(series="26.05"))
+    assert model["sackd_options"] == "" and model["login_hosts"] == []
+    assert model["settings"].get("SlurmctldParameters") is None
+
+
+@pytest.mark.parametrize("value, fragment", [
+    (True, "has no sackd (it came with 23.11)"),
+    ("sometimes", "use auto (sackd where the Slurm release has it), true or false"),
+])
+def test_login_configless_errors(value, fragment):
+    model = build_model(_with_login(_inventory(1), "login1"), _settings(series="22.05", login_configless=value))
+    assert any(fragment in error for error in model["errors"]), model["errors"]
+
+
+def test_a_login_node_is_no_controller_or_compute_node():
+    errors = check_inventory(_with_login(_inventory(1), "gpu01", "ctl"), _settings())
+    assert any("gpu01 is in slurm_login (slurm_login_group) and in slurm_compute" in e for e in errors), errors
+    assert any("ctl is in slurm_login (slurm_login_group) and in slurm_controller" in e for e in errors), errors
+
+
+def test_a_login_nodes_files_and_packages():
+    model = build_model(_with_login(_inventory(1), "login1"), _settings(series="26.05"))
+    paths = {"config_dir": "/etc/slurm", "log_dir": "/var/log/slurm", "state_dir": "/s", "spool_dir": "/sp",
+             "slurmd_env_file": "/etc/default/slurmd", "sackd_env_file": "/etc/default/sackd",
+             "configless_dropin": "/etc/systemd/system/slurmd.service.d/x.conf"}
+    contents = {"slurm.conf": "a", "cgroup.conf": "b", "gres.conf": "c", "slurmd_env": "d", "dropin": "e",
+                "sackd_env": 'SACKD_OPTIONS="--conf-server ctl:6817"'}
+    files = host_files(model["hosts"]["login1"], paths, contents)
+    written = [entry["path"] for entry in files["config"] + files["slurmd"] if "content" in entry]
+    assert written == ["/etc/default/sackd"]
+    assert bundle_handlers({"slurmd": files["slurmd"]}, model["hosts"]["login1"],
+                           {"services": {"sackd": {"active": True}}}, False) == ["restart sackd"]
+    assert bundle_handlers({"slurmd": files["slurmd"]}, model["hosts"]["login1"],
+                           {"services": {"sackd": {"active": False}}}, False) == []
 
 
 def test_slurmdbd_on_the_controller_or_on_a_compute_node():

@@ -136,6 +136,10 @@ DBD_ONLY = {"controller": False, "compute": False, "dbd_only": True}
     (dict(CONTROLLER, compute=True), "source", False, "off", ["slurm-smd-slurmctld", "slurm-smd-client", "munge",
                                                               "slurm-smd-slurmd", "dbus"]),
     ({"controller": False, "compute": False, "dbd_only": False}, "source", True, "off", ["libpmix2", "libpmix-dev"]),
+    # A login node: the commands, munge and PMIx for srun; sackd where it fetches its configuration.
+    ({"login": True}, "distribution", True, "off", ["slurm-client", "munge", "libpmix2", "libpmix-dev"]),
+    ({"login": True, "sackd": True}, "source", False, "off", ["slurm-smd-client", "munge", "slurm-smd-sackd"]),
+    ({"login": True, "sackd": True}, "distribution", False, "off", ["slurm-client", "munge", "sackd"]),
 ])
 def test_a_hosts_packages_by_its_roles(roles, install_from, pmix, autodetect, expected):
     assert host_packages(roles, SETS, install_from, pmix, autodetect) == expected
