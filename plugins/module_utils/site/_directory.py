@@ -330,8 +330,8 @@ def certificate_result(rc, stdout, stderr):
     subject = _SUBJECT.search(out)
     end = _NOT_AFTER.search(out)
     if rc == 0 and subject and end:
-        return {"ok": True, "message": "directory_tls_ca %s is valid until %s" % (subject.group(1).strip(),
-                                                                                 end.group(1).strip())}
+        return {"ok": True, "message": "directory_tls_ca %s is valid until %s"
+                % (subject.group(1).strip(), end.group(1).strip())}
     if rc == 1 and end:
         return {"ok": False, "message": "directory_tls_ca %s expired on %s: give the CA's current certificate"
                                         % ((subject.group(1).strip() if subject else "?"), end.group(1).strip())}

@@ -194,5 +194,5 @@ def test_the_mapping_of_groups_to_accounts_is_checked_with_the_setting_named():
     assert directory.account_group_errors({"ml-vision": "Vision Group"}) == [
         "slurm_dbd_account_groups['ml-vision'] must be a Slurm account name (lower case), not 'Vision Group'"]
     assert directory.account_group_errors(["ml-vision"])[0].startswith("slurm_dbd_account_groups must map")
-    assert directory.account_group_errors({"Bad Group": "x"}) == ["slurm_dbd_account_groups: 'Bad Group' is not a "
-                                                                   "group name"]
+    assert directory.account_group_errors({"Bad Group": "x"}) == [
+        "slurm_dbd_account_groups: 'Bad Group' is not a group name"]
