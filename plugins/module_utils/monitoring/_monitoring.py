@@ -386,8 +386,12 @@ def _receiver_errors(receivers):
                           "name such as ops" % (index, shown(name)))
         else:
             names.append(name)
-    if len(names) != len(set(names)):
-        errors.append("prometheus_alertmanager_receivers: receiver names must be unique (%s)" % ", ".join(names))
+    twice = sorted(set(name for name in names if names.count(name) > 1))
+    if twice:
+        # The repeated names only, each shown short: a message stays readable whatever the list holds.
+        more = " and %d more" % (len(twice) - 5) if len(twice) > 5 else ""
+        errors.append("prometheus_alertmanager_receivers: receiver names must be unique; given more than once: %s%s"
+                      % (", ".join(shown(name) for name in twice[:5]), more))
     return errors
 
 

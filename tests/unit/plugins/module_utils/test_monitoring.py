@@ -122,7 +122,7 @@ def test_alertmanager_config():
                         "(a name alone is a receiver that drops alerts)"),
     ({"receivers": [{"email_configs": []}]}, "prometheus_alertmanager_receivers[0]: each receiver needs a name"),
     ({"receivers": [{"name": "a"}, {"name": "a"}]},
-     "prometheus_alertmanager_receivers: receiver names must be unique (a, a)"),
+     "prometheus_alertmanager_receivers: receiver names must be unique; given more than once: 'a'"),
 ])
 def test_settings_errors(settings, message):
     assert settings_errors(settings) == [message]
