@@ -121,10 +121,18 @@ def add_host_args(entry):
 def run_pattern(pattern, groups):
     """A play's host pattern, leaving out the hosts added from gpuops_slice_hosts (when there are any).
 
-    groups: the inventory's groups ({name: [hosts]}). Without added hosts the
-    pattern is returned as it is (no warning about a group that does not
-    exist).
+    pattern: a host pattern, or a list of group names: the groups among them
+    the inventory has, joined in that order (the first name alone when it has
+    none, so the play matches nothing). groups: the inventory's groups
+    ({name: [hosts]}). Without added hosts the pattern is returned as it is
+    (no warning about a group that does not exist).
     """
+    if isinstance(pattern, (list, tuple)):
+        names = [name for name in pattern if isinstance(name, str) and name.strip()]
+        if len(names) != len(pattern) or not names:
+            raise ValueError("the host pattern is %s, not a non-empty list of group names" % shown(pattern))
+        present = [name.strip() for name in names if isinstance(groups, dict) and name.strip() in groups]
+        pattern = ":".join(present) or names[0].strip()
     if not isinstance(pattern, str) or not pattern.strip():
         raise ValueError("the host pattern is %s, not a non-empty string" % shown(pattern))
     if isinstance(groups, dict) and groups.get(OUTSIDE_GROUP):

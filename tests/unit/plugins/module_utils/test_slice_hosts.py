@@ -80,7 +80,17 @@ def test_plays_leave_the_added_hosts_out_only_when_there_are_some():
             == "slurm_controller:slurm_compute:!gpuops_slice_outside")
 
 
-@pytest.mark.parametrize("pattern", ["", "  ", None, 3, ["all"]])
+def test_a_list_of_groups_keeps_those_the_inventory_has_in_order():
+    groups = {"slurm_controller": ["ctl"], "slurm_compute": ["gpu01"], "slurm_login": ["login1"]}
+    names = ["slurm_controller", "slurm_compute", "slurm_dbd", "slurm_login"]
+    assert _slice_hosts.run_pattern(names, groups) == "slurm_controller:slurm_compute:slurm_login"
+    assert (_slice_hosts.run_pattern(names, dict(groups, **{_slice_hosts.OUTSIDE_GROUP: ["ctl2"]}))
+            == "slurm_controller:slurm_compute:slurm_login:!gpuops_slice_outside")
+    # none there: the first name alone, a play that matches nothing
+    assert _slice_hosts.run_pattern(["slurm_login"], {"all": ["ctl"]}) == "slurm_login"
+
+
+@pytest.mark.parametrize("pattern", ["", "  ", None, 3, [], [3], ["slurm_compute", ""], {"a": 1}])
 def test_a_bad_pattern_raises_a_clear_error(pattern):
     with pytest.raises(ValueError, match="host pattern"):
         _slice_hosts.run_pattern(pattern, {})
