@@ -132,6 +132,12 @@ def destroy(platforms):
     errors = []
     names = [platform["name"] for platform in platforms]
     present = [name for name in names if state(name) is not None]
+    # Containers a scenario's verify booted from a node image on the scenario's networks (test harness,
+    # tests/lab/node_image/boot-node.sh): not platforms, but they would keep the network in use.
+    for name in networks_of(platforms):
+        rc, out, unused = docker("ps", "-aq", "--filter", "label=gpuops.node-image=1", "--filter", "network=" + name,
+                                 "--format", "{{.Names}}", check=False)
+        present += [item for item in out.split() if rc == 0 and item not in present]
     if present:
         rc, unused, err = docker(*(["rm", "-f"] + present), check=False)
         if rc != 0:

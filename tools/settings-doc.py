@@ -138,6 +138,10 @@ USAGE = {
     "nccl_tuning": {"hosts": "all", "playbook": "playbooks/gpu_stack.yml", "serial": "25%",
                     "note": "Only GPU hosts are configured; the others are looked at and left alone."},
     "node_exporter": {"hosts": "all", "playbook": "playbooks/monitoring.yml"},
+    "node_image": {"hosts": "node_image", "playbook": "playbooks/node_image.yml",
+                   "note": "`node_image` holds the build hosts of a node image, never a cluster's node: the role "
+                           "removes the host's munge key and SSH host keys. The playbook runs the compute roles in "
+                           "image mode first ([docs/node-images.md](../../docs/node-images.md))."},
     "node_health": {"hosts": "slurm_compute", "playbook": "playbooks/node_health.yml",
                     "note": "Apply it after the Slurm roles: it hooks into their node scripts."},
     "nvidia_driver": {"hosts": "all", "playbook": "playbooks/gpu_stack.yml", "serial": "25%",

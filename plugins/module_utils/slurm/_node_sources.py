@@ -16,6 +16,10 @@ model must describe nodes this run did not reach. The rule (``node_source``):
 
 Nodes the running slurm.conf describes and the inventory does not hold at all are kept as they are (``kept``):
 they leave slurm.conf only when ``slurm_remove_nodes`` names them (``removal_errors``).
+
+Nodes booted from an image (``slurm_image_nodes``) are never reached by Ansible and are no inventory hosts: each is
+described by its hardware profile (``slurm_node_profiles``) in every run (``image``), never by the running
+slurm.conf, and never kept or warned about as missing from the inventory.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -35,7 +39,11 @@ SOURCE_WORDS = {
     "cached": "facts from the fact cache (not reached in this run)",
     "kept": "the running slurm.conf (not in this inventory; slurm_remove_nodes removes it)",
     "none": "no source: not reached in this run, not in the running slurm.conf and no cached facts",
+    "image": "a hardware profile of slurm_node_profiles (slurm_image_nodes; booted from an image, never reached by "
+             "Ansible)",
 }
+# The note of the image nodes of one profile (model's node_source_notes): IMAGE_WORDS % profile name.
+IMAGE_WORDS = "the hardware profile %s (slurm_image_nodes; booted from an image, never reached by Ansible)"
 # The key of parse_topology_places' result that holds the blocks' order (no node is named so: "/" is not in a name).
 BLOCK_ORDER = "/block-order"
 # slurm_nodes_down_max_pct: the default, and its bounds.
@@ -203,12 +211,13 @@ def down_pct_errors(value):
             "run may fail to reach before it stops (0: none may)." % shown(value, 60)]
 
 
-def removal_errors(remove, inventory_names, records):
+def removal_errors(remove, inventory_names, records, image_names=()):
     """(errors, warnings) for slurm_remove_nodes: Slurm node names that leave slurm.conf on purpose.
 
     inventory_names: the Slurm names of the compute nodes of the inventory; records: the running slurm.conf's
-    (parse_node_records). A name still in the inventory is an error (remove it from the group first); one the
-    running slurm.conf lacks is a warning (nothing to remove).
+    (parse_node_records); image_names: the nodes slurm_image_nodes declares. A name still in the inventory or still
+    declared is an error (remove it from the group or slurm_image_nodes first); one the running slurm.conf lacks is
+    a warning (nothing to remove).
     """
     errors, warnings = [], []
     if remove is None:
@@ -220,7 +229,13 @@ def removal_errors(remove, inventory_names, records):
     if still:
         errors.append("slurm_remove_nodes names %s, still in the compute group of the inventory: remove the host from "
                       "the inventory as well, or take it out of slurm_remove_nodes." % _hosts_text(still))
-    unknown = sorted(name for name in remove if name not in records and name not in inventory_names)
+    image_names = set(image_names or ())
+    declared = sorted(set(name for name in remove if name in image_names and name not in inventory_names))
+    if declared:
+        errors.append("slurm_remove_nodes names %s, still declared in slurm_image_nodes: take the node out of "
+                      "slurm_image_nodes as well, or take it out of slurm_remove_nodes." % _hosts_text(declared))
+    unknown = sorted(name for name in remove
+                     if name not in records and name not in inventory_names and name not in image_names)
     if unknown:
         warnings.append("slurm_remove_nodes names %s, which the running slurm.conf does not have: nothing to remove."
                         % _hosts_text(unknown))

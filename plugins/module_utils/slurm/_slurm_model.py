@@ -12,6 +12,11 @@ per node (facts or the inventory override, one renderer), cgroup.conf lines,
 the restart fingerprint, and every input error as a message that names the
 variable and the fix.
 
+Compute nodes booted from an image are no inventory hosts: the settings
+``node_profiles`` and ``image_nodes`` declare them by hardware profile (read
+by the functions of the same names), so they are in slurm.conf before they
+ever boot, described by their profile in every run.
+
 It is computed once per play (a run_once task) and shared by every host,
 which then only looks up its own entry in ``hosts``: a host's own work does
 not grow with the size of the cluster.
@@ -49,6 +54,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist imp
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_sources import (
     BLOCK_ORDER,
     DOWN_MAX_PCT_DEFAULT,
+    IMAGE_WORDS,
     SOURCE_WORDS,
     down_errors,
     down_pct,
@@ -126,7 +132,7 @@ SETTING_KEYS = (
     "real_memory_margin_pct", "real_memory_round_mb", "real_memory_group_pct", "restart_keys", "allow_gres_decrease",
     "dbd_accounts", "dbd_db_password", "munge_key_length", "topology", "state_save_location", "gres_autodetect",
     "install_from", "source_nvml", "nodes_down_max_pct", "remove_nodes", "restart_batch", "rest", "native_metrics",
-    "jwt_key_path", "login_group", "login_configless",
+    "jwt_key_path", "login_group", "login_configless", "node_profiles", "image_nodes",
 )
 # slurm_login_configless: auto (configless with sackd where the release ships it), true, false.
 LOGIN_CONFIGLESS = ("auto", True, False)
@@ -242,8 +248,12 @@ def gres_value(entries):
 
 
 def _check_gres_override(host, entries):
+    return _check_gres("slurm_node_gres on %s" % host, entries)
+
+
+def _check_gres(var, entries):
+    """The one rule for a list of GRES entries (slurm_node_gres, a hardware profile's gres); var names it."""
     errors = []
-    var = "slurm_node_gres on %s" % host
     if not isinstance(entries, list):
         return ["%s must be a list of GRES entries such as [{type: a100, count: 4, file: \"/dev/nvidia[0-3]\"}], "
                 "not %s." % (var, _shown(entries))]
@@ -369,16 +379,14 @@ def _node(host, data, settings, errors, warnings):
     if cpus > 0 and not node["topology_consistent"]:
         warnings.append("%s: %d sockets x %d cores x %d threads is not %d CPUs; its NodeName line gives CPUs= only."
                         % (host, sockets, cores, threads, cpus))
-    features = hvars.get("slurm_node_features") or []
-    if isinstance(features, str):
-        features = [item for item in features.split(",") if item]
-    if not isinstance(features, list) or not all(isinstance(item, str) and _FEATURE.match(item) for item in features):
+    features, features_ok = _features(hvars.get("slurm_node_features"))
+    if not features_ok:
         errors.append("slurm_node_features for %s is %s: give a list of feature names (letters, digits, _ . -)."
                       % (host, _shown(features)))
         features = []
     node["features"] = features
     weight = hvars.get("slurm_node_weight")
-    if weight is not None and (_as_int(weight) is None or _as_int(weight) < 1):
+    if not _weight_ok(weight):
         errors.append("slurm_node_weight for %s is %s: give a whole number from 1 (lower weights are used first)."
                       % (host, _shown(weight)))
         weight = None
@@ -404,6 +412,21 @@ def _node(host, data, settings, errors, warnings):
         node["gres_source"] = "none"
     node["gpu_count"] = gres_count(node["gres_value"])
     return node
+
+
+def _features(value):
+    """(features, whether they keep the rule) of slurm_node_features or a profile's features: a list of feature
+    names, or one text of names joined by commas; unset is none."""
+    features = value or []
+    if isinstance(features, str):
+        features = [item for item in features.split(",") if item]
+    ok = isinstance(features, list) and all(isinstance(item, str) and _FEATURE.match(item) for item in features)
+    return features, ok
+
+
+def _weight_ok(value):
+    """Whether slurm_node_weight or a profile's weight keeps the rule: unset, or a whole number from 1."""
+    return value is None or (_as_int(value) is not None and _as_int(value) >= 1)
 
 
 def _gpu_loss(node, gpus, running):
@@ -563,6 +586,210 @@ def group_nodes(nodes, key):
 
 
 # --------------------------------------------------------------------------
+# Nodes declared by hardware profile (slurm_node_profiles, slurm_image_nodes): booted from an image, never reached
+# by Ansible, in slurm.conf before they ever boot
+
+# What a profile gives: the field of `slurmd -C` on such a node that says it, and the largest value (Slurm keeps
+# the counts in 16 bits; a RealMemory of 2^30 MB is a PiB).
+PROFILE_NUMBERS = (("cpus", "CPUs", 65535), ("sockets", "Boards x SocketsPerBoard", 65535),
+                   ("cores_per_socket", "CoresPerSocket", 65535), ("threads_per_core", "ThreadsPerCore", 65535),
+                   ("real_memory", "RealMemory (MB)", 2 ** 30))
+_PROFILE_KEYS = frozenset([key for key, _field, _most in PROFILE_NUMBERS] + ["gres", "features", "weight"])
+_PROFILE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}\Z")
+_PROFILE_SHAPE = "{cpus, sockets, cores_per_socket, threads_per_core, real_memory; optional gres, features, weight}"
+_IMAGE_NODE_KEYS = frozenset(["names", "profile", "addr"])
+_IMAGE_NODE_SHAPE = "image nodes such as {names: \"gpu[001-128]\", profile: gpu8}"
+
+
+def node_profiles(settings):
+    """({profile name: its description}, [errors]) from slurm_node_profiles (settings["node_profiles"]).
+
+    A description: cpus, sockets, cores_per_socket, threads_per_core, real_memory (MB, what slurm.conf says:
+    no margin is taken off), features, weight (None when unset), gres_lines (gres.conf), gres_value (slurm.conf
+    Gres=, what a booting node compares its GPUs with) and gpu_count. The GRES entries, features and weight keep
+    the rules of slurm_node_gres, slurm_node_features and slurm_node_weight. A profile with an error is left out.
+    """
+    value = settings.get("node_profiles")
+    if value is None:
+        return {}, []
+    if not isinstance(value, dict):
+        return {}, ["slurm_node_profiles must be a mapping of hardware profiles, profile name -> %s, not %s."
+                    % (_PROFILE_SHAPE, _shown(value))]
+    profiles, errors = {}, []
+    for name, profile in value.items():
+        if not isinstance(name, str) or not _PROFILE_NAME.match(name):
+            errors.append("slurm_node_profiles: the profile name %s takes letters, digits, _ . and - only (up to 64)."
+                          % _shown(name))
+            continue
+        described, problems = _profile(name, profile)
+        errors.extend(problems)
+        if described is not None:
+            profiles[name] = described
+    return profiles, errors
+
+
+def _profile(name, profile):
+    """(one profile's description or None, [errors])."""
+    where = "slurm_node_profiles.%s" % name
+    if not isinstance(profile, dict):
+        return None, ["%s must be a mapping %s, not %s." % (where, _PROFILE_SHAPE, _shown(profile))]
+    errors = []
+    unknown = sorted(_key_text(key) for key in profile if key not in _PROFILE_KEYS)
+    if unknown:
+        errors.append("%s has unknown keys %s: use only %s."
+                      % (where, ", ".join(unknown), ", ".join(sorted(_PROFILE_KEYS))))
+    numbers = {}
+    for key, field, most in PROFILE_NUMBERS:
+        number = _as_int(profile.get(key))
+        if number is None or not 1 <= number <= most:
+            errors.append("%s: %s is %s; give a whole number from 1 to %d, what `slurmd -C` prints as %s on such a "
+                          "node." % (where, key, "missing" if profile.get(key) is None else _shown(profile.get(key)),
+                                     most, field))
+            number = None
+        numbers[key] = number
+    layout = [numbers[key] for key in ("sockets", "cores_per_socket", "threads_per_core")]
+    if all(number and number >= 1 for number in layout + [numbers["cpus"]]) \
+            and layout[0] * layout[1] * layout[2] != numbers["cpus"]:
+        errors.append("%s: sockets x cores_per_socket x threads_per_core is %d x %d x %d = %d, not cpus %d; give the "
+                      "layout `slurmd -C` prints on such a node." % (where, layout[0], layout[1], layout[2],
+                                                                     layout[0] * layout[1] * layout[2], numbers["cpus"]))
+    entries = []
+    if profile.get("gres") is not None:
+        problems = _check_gres(where + ".gres", profile["gres"])
+        errors.extend(problems)
+        entries = [] if problems else [dict(entry) for entry in profile["gres"]]
+    features, features_ok = _features(profile.get("features"))
+    if not features_ok:
+        errors.append("%s: features %s: give a list of feature names (letters, digits, _ . -)." % (where, _shown(features)))
+    weight = profile.get("weight")
+    if not _weight_ok(weight):
+        errors.append("%s: weight %s: give a whole number from 1 (lower weights are used first)." % (where, _shown(weight)))
+    if errors:
+        return None, errors
+    value = gres_value(entries)
+    return dict(numbers, features=list(features), weight=_as_int(weight) if weight is not None else None,
+                gres_lines=[gres_line(entry) for entry in entries], gres_value=value, gpu_count=gres_count(value)), []
+
+
+def image_nodes(settings, profiles):
+    """([{name, profile, addr}] in the order slurm_image_nodes gives them, [errors]) from slurm_image_nodes.
+
+    Each entry: names (a Slurm hostlist such as gpu[001-128]), profile (a name of slurm_node_profiles), addr
+    (optional NodeAddr, for an entry of one node). profiles: node_profiles' result; the nodes of a profile with
+    errors are left out (the errors are the profile's). A name given twice is an error, and kept once.
+    """
+    value = settings.get("image_nodes")
+    if value is None:
+        return [], []
+    errors = []
+    given = settings.get("node_profiles") if isinstance(settings.get("node_profiles"), dict) else {}
+    known = _clip(", ".join(sorted(_key_text(name) for name in given)), 200) or "none yet"
+    nodes, places = [], {}
+    for where, entry in _mappings(value, "slurm_image_nodes", _IMAGE_NODE_SHAPE, errors):
+        unknown = sorted(_key_text(key) for key in entry if key not in _IMAGE_NODE_KEYS)
+        if unknown:
+            errors.append("%s has unknown keys %s: use only names, profile and addr." % (where, ", ".join(unknown)))
+        names = _image_names(where, entry.get("names"), errors)
+        profile = entry.get("profile")
+        if profile in (None, ""):
+            errors.append("%s has no profile: name one of slurm_node_profiles (%s)." % (where, known))
+            profile = None
+        elif not isinstance(profile, str) or profile not in given:
+            errors.append("%s: the profile %s is not in slurm_node_profiles (%s); add it there or fix the name."
+                          % (where, _shown(profile), known))
+            profile = None
+        addr = entry.get("addr")
+        addr = "" if addr is None else addr
+        if addr != "":
+            if not isinstance(addr, str) or not _ADDR.match(addr):
+                errors.append("%s: addr %s: give the node's host name or IP address (its NodeAddr)." % (where, _shown(addr)))
+                addr = None
+            elif names is not None and len(names) != 1:
+                errors.append("%s: addr %s is given for %d nodes (%s), but a NodeAddr belongs to one node. Give addr "
+                              "only on an entry whose names is one node, or leave it out (slurmctld then reaches the "
+                              "nodes by their names)." % (where, addr, len(names), _clip(entry["names"], 80)))
+                addr = None
+        if names is None:
+            continue
+        for name in names:
+            places.setdefault(name, []).append(where)
+        if profile in profiles and addr is not None:
+            nodes.extend({"name": name, "profile": profile, "addr": addr} for name in names)
+    repeated = {}
+    for name, owners in places.items():
+        if len(owners) > 1:
+            repeated.setdefault(tuple(sorted(set(owners), key=_position)), []).append(name)
+    for owners, names in sorted(repeated.items(), key=lambda item: _position(item[0][0])):
+        errors.append("%s named more than once in slurm_image_nodes (%s): give each node one entry."
+                      % (_clip(_compress(names), 200), "within %s" % owners[0] if len(owners) == 1
+                         else "in %s" % " and ".join(owners)))
+    seen = set()
+    unique = []
+    for node in nodes:
+        if node["name"] not in seen:
+            seen.add(node["name"])
+            unique.append(node)
+    return unique, errors
+
+
+def _key_text(key):
+    """A mapping's key in a message: text as it is, anything else as _shown shows it (never str() of a huge int)."""
+    return key if isinstance(key, str) else _shown(key)
+
+
+def _position(where):
+    """The position of slurm_image_nodes[N] (for the order of messages)."""
+    match = re.search(r"\[([0-9]+)\]\Z", where)
+    return int(match.group(1)) if match else 0
+
+
+def _image_names(where, names, errors):
+    """The Slurm names of an image node entry's names (a hostlist), or None with the error."""
+    if not isinstance(names, str) or not names.strip():
+        errors.append("%s has no names: give a Slurm hostlist of its nodes such as \"gpu[001-128]\", not %s."
+                      % (where, _shown(names)))
+        return None
+    try:
+        expanded = expand(names)
+    except HostlistError as exc:
+        errors.append("%s: names %s is not a Slurm hostlist (%s); write it as Slurm does, for example "
+                      "\"gpu[001-128]\"." % (where, _shown(names), _clip(str(exc), 200)))
+        return None
+    bad = [name for name in expanded if not _NODE_NAME.match(name)]
+    if bad:
+        errors.append("%s: names %s gives %s, which Slurm and hostlists cannot carry as a node name: use letters, "
+                      "digits, _ and - (up to 64)." % (where, _shown(names), _shown(bad[0])))
+        return None
+    return expanded
+
+
+def _image_node(entry, profile):
+    """A compute node of the model from an image node and its profile (source image, no inventory host)."""
+    node = {"host": None, "name": entry["name"], "addr": entry["addr"], "memtotal_mb": None,
+            "real_memory_given": True, "topology_consistent": True, "gres_lines": list(profile["gres_lines"]),
+            "features": list(profile["features"]), "gres_source": "profile", "profile": entry["profile"],
+            "source": "image"}
+    for key in ("cpus", "sockets", "cores_per_socket", "threads_per_core", "real_memory", "weight", "gres_value",
+                "gpu_count"):
+        node[key] = profile[key]
+    node["mem_per_cpu"] = node["real_memory"] // max(node["cpus"], 1)
+    return node
+
+
+def _image_clash_errors(declared, held):
+    """An error when image nodes carry the Slurm name of an inventory host. held: {Slurm name: (host, its group)} of
+    the compute, controller and login hosts."""
+    clash = sorted(set(node["name"] for node in declared if node["name"] in held))
+    if not clash:
+        return []
+    holders = sorted(set(held[name][0] for name in clash))
+    groups = sorted(set(held[name][1] for name in clash))
+    return ["slurm_image_nodes declares %s, which the inventory holds too (%s, in %s): a node booted from an image is "
+            "no inventory host, since Ansible never reaches it. Take each out of slurm_image_nodes or out of the "
+            "inventory group." % (_clip(_compress(clash), 200), _clip(", ".join(holders), 200), " and ".join(groups))]
+
+
+# --------------------------------------------------------------------------
 # Checks of the inventory and settings (no facts needed)
 
 def _check_unique(kind, variable, names, errors):
@@ -678,7 +905,20 @@ def check_inventory(inventory, settings):
         ctl_names.append((host, node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
                                           (data.get("facts") or {}).get("hostname"))))
     _check_unique("The Slurm name of a controller", "slurm_node_name", ctl_names, errors)
-    errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup))
+    profiles, profile_errors = node_profiles(settings)
+    errors.extend(profile_errors)
+    declared, image_errors = image_nodes(settings, profiles)
+    errors.extend(image_errors)
+    held = {}
+    for host in inventory.get("logins") or []:
+        data = hosts.get(host) or {}
+        held[node_name(host, (data.get("vars") or {}).get("slurm_node_name"),
+                       (data.get("facts") or {}).get("hostname"))] = (host, lgroup)
+    held.update((name, (host, cgroup)) for host, name in ctl_names)
+    held.update((name, (host, ngroup)) for host, name in names)
+    errors.extend(_image_clash_errors(declared, held))
+    errors.extend(_check_partitions(settings.get("partitions"), computes, ngroup,
+                                    set(node["name"] for node in declared)))
     mpi_default = settings.get("mpi_default")
     if str(mpi_default).startswith("pmix") and settings.get("install_pmix") is False:
         errors.append("slurm_mpi_default is %s but slurm_install_pmix is false: slurmd could not load the PMIx "
@@ -732,7 +972,9 @@ def _mappings(items, variable, shape, errors):
     return found
 
 
-def _check_partitions(partitions, computes, group="slurm_compute"):
+def _check_partitions(partitions, computes, group="slurm_compute", image_names=()):
+    """Errors of slurm_partitions. A partition's nodes: ALL, or hosts of the compute group and hostlists of image
+    nodes (image_names: the Slurm names slurm_image_nodes declares)."""
     errors = []
     names = []
     shape = "partitions such as {name: gpu, nodes: ALL, default: true}"
@@ -753,12 +995,19 @@ def _check_partitions(partitions, computes, group="slurm_compute"):
         if nodes != "ALL":
             listed = [nodes] if isinstance(nodes, str) else nodes
             if not isinstance(listed, list) or not all(isinstance(item, str) for item in listed):
-                errors.append("slurm_partitions: partition %s: nodes must be ALL or a list of inventory hosts, not %s."
-                              % (name, _shown(nodes)))
+                errors.append("slurm_partitions: partition %s: nodes must be ALL or a list of inventory hosts%s, not %s."
+                              % (name, " and hostlists of image nodes" if image_names else "", _shown(nodes)))
             else:
                 known = set(computes)
-                missing = [item for item in listed if item not in known]
-                if missing:
+                missing = [item for item in listed if item not in known and not _image_item(item, image_names)]
+                if missing and image_names:
+                    errors.append("slurm_partitions: partition %s names %s, neither hosts of the %s group (%s) nor "
+                                  "image nodes of slurm_image_nodes (%s). Fix the node names, add the hosts to the "
+                                  "group, or declare the nodes in slurm_image_nodes."
+                                  % (name, _clip(", ".join(missing), 200), group,
+                                     _clip(", ".join(computes), 200) or "empty",
+                                     _clip(_compress(sorted(image_names)), 200)))
+                elif missing:
                     errors.append("slurm_partitions: partition %s names %s, not in the %s group (%s). Fix the node "
                                   "names or add the hosts to the group."
                                   % (name, _clip(", ".join(missing), 200), group,
@@ -781,6 +1030,17 @@ def _check_partitions(partitions, computes, group="slurm_compute"):
                               "give a single word (or a list of words)." % (name, key, _shown(value)))
     _check_unique("Partition name", "slurm_partitions[].name", names, errors)
     return errors
+
+
+def _image_item(item, image_names):
+    """The image node names of one item of a partition's nodes (a hostlist of them), or [] when it is not one."""
+    if not image_names:
+        return []
+    try:
+        names = expand(item)
+    except HostlistError:
+        return []
+    return names if all(name in image_names for name in names) else []
 
 
 def _option_text(value):
@@ -851,7 +1111,9 @@ def _host_entry(host, controllers, computes, dbd_hosts, configless, names, rest_
     }
 
 
-def _partition_lines(partitions, nodes_by_host):
+def _partition_lines(partitions, nodes_by_host, image_names=()):
+    """PartitionName lines: Nodes=ALL, or the Slurm names of the hosts listed and of the image nodes of the
+    hostlists listed."""
     lines = []
     for part in partitions if isinstance(partitions, list) else []:
         if not isinstance(part, dict) or not isinstance(part.get("name"), str) or not part["name"]:
@@ -861,8 +1123,13 @@ def _partition_lines(partitions, nodes_by_host):
             text = "ALL"
         else:
             listed = [nodes] if isinstance(nodes, str) else nodes if isinstance(nodes, list) else []
-            text = _compress([nodes_by_host[host]["name"] for host in listed
-                              if isinstance(host, str) and host in nodes_by_host])
+            names = []
+            for item in listed:
+                if isinstance(item, str) and item in nodes_by_host:
+                    names.append(nodes_by_host[item]["name"])
+                elif isinstance(item, str):
+                    names.extend(_image_item(item, image_names))
+            text = _compress(names)
         parts = ["PartitionName=%s" % part["name"], "Nodes=%s" % text]
         default = part.get("default", False)
         if default is True or str(default).lower() in ("yes", "true", "1"):
@@ -1157,14 +1424,16 @@ def _record_node(host, name, record, data, settings, errors):
     return node
 
 
-def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, reached=None):
+def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, reached=None, declared=(),
+                   profiles=None):
     """The compute nodes, each from its best source (module_utils/slurm/_node_sources.py: facts of this run, the
-    running slurm.conf, cached facts), their RealMemory lowered to their group's; the memory groups; and
-    {source: [Slurm names]}.
+    running slurm.conf, cached facts, a hardware profile), their RealMemory lowered to their group's; the memory
+    groups; and {source: [Slurm names]}.
 
     records: the running slurm.conf's node descriptions; reached: the hosts this run reached (None: every host's
-    facts are this run's). Nodes the records hold and the inventory does not are kept as they are, unless
-    slurm_remove_nodes names them.
+    facts are this run's). declared: the image nodes (image_nodes), each described by its profile of profiles,
+    whatever the records say. Nodes the records hold and neither the inventory nor declared does are kept as they
+    are, unless slurm_remove_nodes names them.
     """
     records = records or {}
     nodes = []
@@ -1180,6 +1449,12 @@ def _compute_nodes(computes, hosts, settings, errors, warnings, records=None, re
         sources.setdefault(source, []).append(node["name"])
         if source != "none":
             nodes.append(node)
+    held = set(node["name"] for node in nodes) | set(sources.get("none", []))
+    for entry in declared or ():
+        if entry["name"] in held:
+            continue  # an inventory host's name too: check_inventory's error
+        nodes.append(_image_node(entry, profiles[entry["profile"]]))
+        sources.setdefault("image", []).append(entry["name"])
     remove = settings.get("remove_nodes")
     remove = remove if isinstance(remove, list) else []
     known = set(node["name"] for node in nodes) | set(sources.get("none", []))
@@ -1235,9 +1510,15 @@ def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records
     records = records or {}
     losses = []
     failed = []
+    image_losses = {}
     for position, node in enumerate(nodes):
         if node.get("source") in ("running", "kept"):
             continue  # described as the running slurm.conf has it: nothing is lowered
+        if node.get("source") == "image":
+            before = running.get(node["name"])
+            if before is not None and node["gpu_count"] < before:
+                image_losses.setdefault((node["profile"], before, node["gpu_count"]), []).append(node["name"])
+            continue
         data = hosts.get(node["host"]) or {}
         loss = _gpu_loss(node, data.get("gpus"), running)
         if not loss:
@@ -1255,6 +1536,11 @@ def _gres_losses(nodes, hosts, running_conf, settings, errors, warnings, records
                             "working resumes it." % (node["host"], said))
             continue
         losses.append(loss)
+    for (profile, before, after), names in sorted(image_losses.items()):
+        losses.append("%s (slurm_image_nodes, profile %s): the running slurm.conf gives them %d GPUs but the profile's "
+                      "gres gives %d; writing that would take GPUs out of service. Fix the gres of %s in "
+                      "slurm_node_profiles, or set slurm_allow_gres_decrease: true to write the nodes with fewer GPUs "
+                      "on purpose." % (_clip(_compress(names), 200), profile, before, after, profile))
     if settings.get("allow_gres_decrease"):
         warnings.extend("slurm_allow_gres_decrease is true, so this is written anyway: " + loss for loss in losses)
     else:
@@ -1384,8 +1670,12 @@ def gres_autodetect(settings):
 
 
 def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=None, rest_hosts=(), jwt=False,
-                  login_configless=False):
-    """Each Slurm host's entry (its roles, its gres.conf lines, AutoDetect first when set), by inventory name."""
+                  login_configless=False, serve_images=False):
+    """Each Slurm host's entry (its roles, its gres.conf lines, AutoDetect first when set), by inventory name.
+
+    serve_images: image nodes fetch their configuration from the controllers (slurmd --conf-server) even when
+    the converged nodes keep their own files: the controllers then hold every node's gres.conf lines
+    (NodeName=...), as in configless mode, and the converged nodes their own."""
     controllers = list(inventory.get("controllers") or [])
     computes = list(inventory.get("computes") or [])
     dbd = list(inventory.get("dbd") or [])
@@ -1401,12 +1691,14 @@ def _host_entries(inventory, nodes, names, dbd_hosts, configless, autodetect=Non
             continue  # kept from the running slurm.conf: no host of the inventory
         entry = host_entries[node["host"]]
         entry["gres_conf"] = [] if configless else first + list(node["gres_lines"])
-    configless_gres = list(first) if configless else []
-    if configless:
+    serves = configless or serve_images
+    configless_gres = list(first) if serves else []
+    if serves:
         for names_expr, node in group_nodes(nodes, lambda n: tuple(n["gres_lines"])):
             configless_gres.extend("NodeName=%s %s" % (names_expr, line) for line in node["gres_lines"])
     for host in controllers:  # every controller serves the configuration in configless mode
-        host_entries[host]["gres_conf"] = configless_gres if configless else []
+        host_entries[host]["gres_conf"] = configless_gres if serves else []
+        host_entries[host]["writes_gres"] = host_entries[host]["writes_gres"] or serves
     return host_entries
 
 
@@ -1535,10 +1827,14 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
     errors.extend(down_pct_errors(settings.get("nodes_down_max_pct")))
     errors.extend(restart_batch_errors(settings.get("restart_batch")))
     records = parse_node_records(running_conf or "", running_gres or "")
+    # Their errors are check_inventory's (reported once, there).
+    profiles = node_profiles(settings)[0]
+    declared = image_nodes(settings, profiles)[0]
     nodes, memory_groups, sources = _compute_nodes(computes, hosts, settings, errors, warnings, records,
-                                                   None if reached is None else set(reached))
+                                                   None if reached is None else set(reached), declared, profiles)
     names_in_inventory = set(node["name"] for node in nodes if node["host"] is not None) | set(sources.get("none", []))
-    removal, removal_notes = removal_errors(settings.get("remove_nodes"), names_in_inventory, records)
+    image_names = set(sources.get("image", []))
+    removal, removal_notes = removal_errors(settings.get("remove_nodes"), names_in_inventory, records, image_names)
     errors.extend(removal)
     warnings.extend(removal_notes)
     if reached is not None and targeted is not None:
@@ -1574,7 +1870,10 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
                       "slurmdbd group as well, or leave the slurm_rest group empty (the first controller runs it)."
                       % ", ".join(strangers))
     topology = model_topology(settings, nodes, hosts, errors, warnings, parse_topology_places(running_topology or ""))
-    conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors, configless or sackd)
+    # Image nodes fetch their configuration from the controllers, whatever the converged nodes do.
+    images = any(node.get("source") == "image" for node in nodes)
+    conf, cgroup = _slurm_settings(settings, nodes, ctl_entries, dbd_entry, topology, errors,
+                                   configless or sackd or images)
     conf_servers = ",".join("%s:%s" % (entry["name"], conf.get("SlurmctldPort") or 6817) for entry in ctl_entries)
     conf_lines, cgroup_lines = [], []
     try:
@@ -1589,10 +1888,14 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
     grouped = group_nodes(nodes, _node_key)
     node_lines = [_node_line(names_expr, node) for names_expr, node in grouped]
     nodes_by_host = dict((node["host"], node) for node in nodes if node["host"] is not None)
-    partition_lines = _partition_lines(settings.get("partitions"), nodes_by_host)
+    partition_lines = _partition_lines(settings.get("partitions"), nodes_by_host, image_names)
 
     restart_keys = settings.get("restart_keys") or []
     restart_keys = [key for key in restart_keys if isinstance(key, str)] if isinstance(restart_keys, list) else []
+    image = [node for node in nodes if node.get("source") == "image"]
+    by_profile = {}
+    for node in image:
+        by_profile.setdefault(node["profile"], []).append(node["name"])
     return {
         "errors": errors,
         "warnings": warnings,
@@ -1601,7 +1904,7 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "controllers": ctl_entries,
         "dbd": dbd_entry,
         "hosts": _host_entries(inventory, nodes, names, [dbd_host, dbd_backup], configless, autodetect,
-                               rest_hosts, rest_on, sackd),
+                               rest_hosts, rest_on, sackd, images),
         # slurmrestd (off: enabled false): its hosts, its options and SLURMRESTD_LISTEN.
         "rest": {"enabled": rest_on, "hosts": rest_hosts,
                  "options": rest_command(rest, settings.get("series"), bool(settings.get("accounting"))) if rest_on else "",
@@ -1619,7 +1922,15 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "gpu_failed_reason": GPU_FAILED_REASON,
         # The nodes described from something else than this run's facts, one line per source.
         "node_source_notes": ["%s: %s" % (_compress(sorted(sources[source])), SOURCE_WORDS[source])
-                              for source in ("running", "cached", "kept", "none") if sources.get(source)],
+                              for source in ("running", "cached", "kept", "none") if sources.get(source)]
+        + ["%s: %s" % (_compress(sorted(names)), IMAGE_WORDS % profile) for profile, names in sorted(by_profile.items())],
+        # The nodes booted from an image (slurm_image_nodes), by name, and the hardware profiles
+        # (slurm_node_profiles): the image build records them, so a booting node compares its GPUs with its
+        # profile's gres_value.
+        "image_nodes": [{"name": node["name"], "profile": node["profile"], "addr": node["addr"],
+                         "gres_value": node["gres_value"], "gpu_count": node["gpu_count"]}
+                        for node in sorted(image, key=lambda n: n["name"])],
+        "node_profiles": profiles,
         "settings": dict((key, list(value) if isinstance(value, Repeated) else value) for key, value in conf.items()),
         "slurm_conf": conf_lines + [""] + ["# Nodes"] + node_lines + [""] + ["# Partitions"] + partition_lines,
         "cgroup_conf": cgroup_lines,
@@ -1631,6 +1942,8 @@ def build_model(inventory, settings, running_conf=None, running_gres=None, runni
         "slurmd_options": ("--conf-server %s" % conf_servers) if configless else "",
         # sackd's options on the login nodes that fetch their configuration (slurm_login_configless).
         "sackd_options": ("--conf-server %s" % conf_servers) if sackd else "",
+        # What a node's overlay gives gpuops-node-join (conf_server in join.conf): the controllers, primary first.
+        "conf_server": conf_servers,
         "login_hosts": logins,
     }
 

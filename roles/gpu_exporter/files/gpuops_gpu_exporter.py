@@ -23,7 +23,6 @@ from __future__ import absolute_import, division, print_function
 import json
 import os
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -31,6 +30,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.common import _program_run as program_run  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring import _exporter as exporter  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts import (  # noqa: E402
     GpuFactsError,
@@ -70,18 +70,7 @@ def read_json(path):
 
 def run(argv, timeout):
     """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C."""
-    env = {"PATH": PATH, "LC_ALL": "C", "LANG": "C"}
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    except OSError as exc:
-        return 127, "", str(exc), False
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), True
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), False
+    return program_run.run(argv, timeout, PATH)
 
 
 class Gatherer(object):

@@ -33,7 +33,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import syslog
 import time
@@ -42,6 +41,7 @@ HERE = os.path.dirname(os.path.realpath(__file__))
 sys.path.insert(0, os.path.join(HERE, "lib"))
 
 # pylint: disable=wrong-import-position
+from ansible_collections.gpuops.cluster.plugins.module_utils.common import _program_run as program_run  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _active as active  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _fabric_check as fabric  # noqa: E402
 from ansible_collections.gpuops.cluster.plugins.module_utils.health import _health as health  # noqa: E402
@@ -86,18 +86,7 @@ def log(priority, message):
 
 def run(argv, timeout, env=None):
     """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C (and env's other variables)."""
-    env = dict(env or {}, PATH=PATH, LC_ALL="C", LANG="C")
-    try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    except OSError as exc:
-        return 127, "", str(exc), False
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), True
-    return proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), False
+    return program_run.run(argv, timeout, PATH, env)
 
 
 def which(name, configured=None):

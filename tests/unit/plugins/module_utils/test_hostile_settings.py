@@ -171,6 +171,10 @@ SHARED_STORAGE_EXTERNAL = dict(SHARED_STORAGE, settings={
     "mode": "external", "check_user": "nobody", "mounts": [{"path": "/lustre", "fstype": "lustre", "writable": True},
                                                            {"path": "/gpfs", "check_user": "alice", "writable": False}]})
 SLURM_MODEL = {"inventory": test_slurm_model._inventory(2), "settings": test_slurm_model._settings()}
+# Nodes declared by hardware profile (slurm_node_profiles, slurm_image_nodes), beside the inventory's.
+SLURM_MODEL_IMAGES = {"inventory": test_slurm_model._inventory(2),
+                      "settings": test_slurm_model._images([{"names": "rtx[01-04]", "profile": "rtx"},
+                                                            {"names": "rtx05", "profile": "rtx", "addr": "10.1.0.5"}])}
 # Every part of the input is a user's (the settings as a whole).
 ALL = ((),)
 
@@ -223,6 +227,9 @@ SETTINGS_CHECKS = [
     ("slurm build_model", lambda value: _slurm_model.build_model(*_parts(value, "inventory", "settings")), SLURM_MODEL,
      r"slurm_|slurm\.conf|cgroup\.conf", _slurm_model.SlurmModelError,
      (("settings",), ("inventory", "hosts", "gpu01", "vars"))),
+    ("slurm build_model, image nodes", lambda value: _slurm_model.build_model(*_parts(value, "inventory", "settings")),
+     SLURM_MODEL_IMAGES, r"slurm_|slurm\.conf|cgroup\.conf", _slurm_model.SlurmModelError,
+     (("settings", "node_profiles"), ("settings", "image_nodes"), ("settings", "partitions"))),
     ("grafana settings_errors", _grafana_settings.settings_errors, test_grafana_settings.settings(), r"grafana_",
      None, ALL),
     ("pytorch_env settings_errors", _pytorch_env_settings.settings_errors, test_pytorch_env_settings.settings(),

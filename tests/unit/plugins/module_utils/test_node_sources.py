@@ -69,6 +69,14 @@ def test_removal_errors():
     assert len(errors) == 1 and "gpu02" in errors[0] and len(warnings) == 1 and "gpu09" in warnings[0]
 
 
+def test_removal_errors_refuse_an_image_node_still_declared():
+    # An image node is no inventory host, and the running slurm.conf may not have it yet: still declared, it stays.
+    errors, warnings = removal_errors(["img2", "img3", "gpu09"], {"gpu01"}, parse_node_records(CONF), {"img2", "img3"})
+    assert errors == ["slurm_remove_nodes names img[2-3], still declared in slurm_image_nodes: take the node out of "
+                      "slurm_image_nodes as well, or take it out of slurm_remove_nodes."]
+    assert warnings == ["slurm_remove_nodes names gpu09, which the running slurm.conf does not have: nothing to remove."]
+
+
 @given(st.one_of(st.text(), st.binary().map(lambda data: data.decode("latin-1")),
                  st.lists(st.sampled_from(["NodeName=", "gpu[01-", "CPUs=", "99999999999999999", "DEFAULT", "\n",
                                            " ", "=", "Gres=gpu:x:", "RealMemory=", "#", "NodeAddr="])).map("".join)),

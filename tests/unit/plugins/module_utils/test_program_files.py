@@ -27,6 +27,7 @@ PROGRAMS = [
     ("node_health", "gpuops_health.py"),
     ("gpu_exporter", "gpuops_gpu_exporter.py"),
     ("slurm_exporter", "gpuops_slurm_exporter.py"),
+    ("node_image", "gpuops_node_join.py"),
 ]
 
 

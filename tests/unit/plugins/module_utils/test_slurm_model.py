@@ -54,6 +54,8 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model 
     restart_fingerprint,
 )
 
+from .cost import bounded
+
 HERE = os.path.dirname(__file__)
 FIXTURES = os.path.join(HERE, "..", "..", "..", "fixtures")
 ROLE_VARS = os.path.join(HERE, "..", "..", "..", "..", "roles", "_slurm_common", "vars", "main.yml")
@@ -2322,3 +2324,326 @@ def test_a_short_health_check_interval_gets_a_shorter_timeout_where_slurm_has_on
     assert model["errors"] == []
     lines = _lines(model, "HealthCheckTimeout=")
     assert lines == ([expected] if expected else [])
+
+
+# --- nodes declared by hardware profile (slurm_node_profiles, slurm_image_nodes) ------------
+
+def _dual_2070():
+    """gpuops_gpus of a real dual RTX 2070 node (tests/fixtures/nvidia-smi-xml/telegraf_dual_2070-v13.xml)."""
+    with open(os.path.join(FIXTURES, "nvidia-smi-xml", "telegraf_dual_2070-v13.xml")) as handle:
+        facts, warnings = build_facts(parse_smi_xml(handle.read()))
+    assert warnings == []
+    return facts
+
+
+# A node of the dual RTX 2070 capture booted from an image: `slurmd -C` of a 1-socket, 8-core, 2-thread machine.
+RTX = {"cpus": 16, "sockets": 1, "cores_per_socket": 8, "threads_per_core": 2, "real_memory": 60000,
+       "gres": [{"type": "nvidia_geforce_rtx_2070", "count": 2, "file": "/dev/nvidia[0-1]"}]}
+RTX_GRES = "gpu:nvidia_geforce_rtx_2070:2"
+RTX_GRES_CONF = "Name=gpu Type=nvidia_geforce_rtx_2070 File=/dev/nvidia[0-1]"
+RTX_LINE = "CPUs=16 Sockets=1 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=60000 Gres=%s State=UNKNOWN" % RTX_GRES
+IMAGE_NOTE = "the hardware profile %s (slurm_image_nodes; booted from an image, never reached by Ansible)"
+
+
+def _images(entries, profiles=None, **changes):
+    """Settings with image nodes (configless) and the rtx profile (or profiles)."""
+    base = {"configless": True, "node_profiles": copy.deepcopy(profiles if profiles is not None else {"rtx": RTX}),
+            "image_nodes": copy.deepcopy(entries)}
+    base.update(changes)
+    return _settings(**base)
+
+
+def test_image_nodes_are_in_slurm_conf_before_they_boot():
+    parts = [{"name": "gpu", "nodes": "ALL", "default": True}, {"name": "rtx", "nodes": ["gpu01", "rtx[001-064]"]},
+             {"name": "last", "nodes": "rtx128"}]
+    model = build_model(_inventory(2), _images([{"names": "rtx[001-128]", "profile": "rtx"}], partitions=parts))
+    assert model["errors"] == [] and model["warnings"] == []
+    assert _node_lines(model) == ["NodeName=gpu[01-02] " + SERVER_LINE, "NodeName=rtx[001-128] " + RTX_LINE]
+    # Configless: the controller serves their gres.conf lines, with NodeName= like every node's.
+    assert model["hosts"]["ctl"]["gres_conf"] == ["NodeName=gpu[01-02] " + V100_GRES_CONF,
+                                                  "NodeName=rtx[001-128] " + RTX_GRES_CONF]
+    # ALL (the default partition) holds them; a partition's nodes take hostlists of them.
+    assert _lines(model, "PartitionName=") == ["PartitionName=gpu Nodes=ALL Default=YES",
+                                               "PartitionName=rtx Nodes=gpu01,rtx[001-064]",
+                                               "PartitionName=last Nodes=rtx128"]
+    assert model["node_sources"] == {"facts": "gpu[01-02]", "image": "rtx[001-128]"}
+    assert model["node_source_notes"] == ["rtx[001-128]: " + IMAGE_NOTE % "rtx"]
+    # No inventory host, no host entry: Ansible never reaches them.
+    assert sorted(model["hosts"]) == ["ctl", "gpu01", "gpu02"]
+    assert model["node_count"] == 130
+    # DefMemPerCPU: the smallest share, now theirs (60000 MB / 16 CPUs).
+    assert "DefMemPerCPU=3750" in model["slurm_conf"]
+    assert model["restart"]["nodes"] == ["gpu[01-02]:%s:978944:128" % V100, "rtx[001-128]:%s:60000:16" % RTX_GRES]
+    assert len(model["image_nodes"]) == 128
+    assert model["image_nodes"][:2] == [
+        {"name": "rtx001", "profile": "rtx", "addr": "", "gres_value": RTX_GRES, "gpu_count": 2},
+        {"name": "rtx002", "profile": "rtx", "addr": "", "gres_value": RTX_GRES, "gpu_count": 2}]
+    assert model["node_profiles"] == {"rtx": {
+        "cpus": 16, "sockets": 1, "cores_per_socket": 8, "threads_per_core": 2, "real_memory": 60000,
+        "features": [], "weight": None, "gres_lines": [RTX_GRES_CONF], "gres_value": RTX_GRES, "gpu_count": 2}}
+
+
+def test_a_profiles_gres_is_what_gpu_facts_reports_on_such_a_node():
+    # A booting node compares its GPUs (gpu_facts' slurm_gres) with its profile's gres_value.
+    facts = _dual_2070()
+    model = build_model(_inventory(0), _images([{"names": "rtx01", "profile": "rtx"}]))
+    assert model["node_profiles"]["rtx"]["gres_value"] == facts["slurm_gres"] == RTX_GRES
+    assert model["node_profiles"]["rtx"]["gres_lines"] == facts["gres_conf"]
+
+
+def test_a_thousand_image_nodes_are_one_line_and_cheap():
+    settings_ = _images([{"names": "gpu[0001-1000]", "profile": "rtx"}])
+    model, seconds = bounded(2.0, build_model, _inventory(0), settings_)
+    assert model["errors"] == []
+    assert _node_lines(model) == ["NodeName=gpu[0001-1000] " + RTX_LINE]
+    assert model["hosts"]["ctl"]["gres_conf"] == ["NodeName=gpu[0001-1000] " + RTX_GRES_CONF]
+    assert model["restart"]["nodes"] == ["gpu[0001-1000]:%s:60000:16" % RTX_GRES]
+    assert [node["name"] for node in model["image_nodes"]] == ["gpu%04d" % number for number in range(1, 1001)]
+    assert seconds < 2.0
+
+
+def test_image_nodes_share_a_line_with_identical_inventory_nodes():
+    # A profile that says what the facts of gpu01 and gpu02 give (after the margin): one model, one line.
+    server = {"cpus": 128, "sockets": 2, "cores_per_socket": 32, "threads_per_core": 2, "real_memory": SERVER_REAL_MEMORY,
+              "gres": [{"type": "tesla_v100s-pcie-32gb", "count": 8, "file": "/dev/nvidia[0-7]"}]}
+    model = build_model(_inventory(2), _images([{"names": "gpu[03-04]", "profile": "v100"}], {"v100": server}))
+    assert model["errors"] == []
+    assert _node_lines(model) == ["NodeName=gpu[01-04] " + SERVER_LINE]
+    assert model["hosts"]["ctl"]["gres_conf"] == ["NodeName=gpu[01-04] " + V100_GRES_CONF]
+    assert model["node_sources"] == {"facts": "gpu[01-02]", "image": "gpu[03-04]"}
+
+
+def test_a_profiles_real_memory_is_never_lowered_to_share_a_line():
+    # An inventory node of the same model with less memory: the group takes its value, the image nodes keep theirs.
+    server = {"cpus": 128, "sockets": 2, "cores_per_socket": 32, "threads_per_core": 2,
+              "real_memory": SERVER_REAL_MEMORY + 1024,
+              "gres": [{"type": "tesla_v100s-pcie-32gb", "count": 8, "file": "/dev/nvidia[0-7]"}]}
+    model = build_model(_inventory(1), _images([{"names": "gpu[02-03]", "profile": "v100"}], {"v100": server}))
+    assert model["errors"] == [] and model["memory_groups"] == []
+    assert _node_lines(model) == ["NodeName=gpu01 " + SERVER_LINE,
+                                  "NodeName=gpu[02-03] " + SERVER_LINE.replace("978944", "979968")]
+
+
+def test_image_node_features_weight_and_address():
+    profiles = {"rtx": dict(RTX, features=["rtx2070", "image"], weight=10), "cpu": {
+        "cpus": 8, "sockets": 1, "cores_per_socket": 4, "threads_per_core": 2, "real_memory": 30000,
+        "features": "cpu,small"}}
+    model = build_model(_inventory(0), _images([{"names": "rtx[1-2]", "profile": "rtx"},
+                                                {"names": "cpu1", "profile": "cpu", "addr": "10.1.0.1"},
+                                                {"names": "cpu2", "profile": "cpu"}], profiles))
+    assert model["errors"] == []
+    assert _node_lines(model) == [
+        "NodeName=rtx[1-2] %s Features=rtx2070,image Weight=10 State=UNKNOWN" % RTX_LINE[:-len(" State=UNKNOWN")],
+        "NodeName=cpu1 NodeAddr=10.1.0.1 CPUs=8 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2 RealMemory=30000 "
+        "Features=cpu,small State=UNKNOWN",
+        "NodeName=cpu2 CPUs=8 Sockets=1 CoresPerSocket=4 ThreadsPerCore=2 RealMemory=30000 Features=cpu,small "
+        "State=UNKNOWN"]
+    # A node without GRES has no gres.conf line.
+    assert model["hosts"]["ctl"]["gres_conf"] == ["NodeName=rtx[1-2] " + RTX_GRES_CONF]
+    assert model["node_source_notes"] == ["cpu[1-2]: " + IMAGE_NOTE % "cpu", "rtx[1-2]: " + IMAGE_NOTE % "rtx"]
+    assert [(node["name"], node["addr"], node["gpu_count"]) for node in model["image_nodes"]] == [
+        ("cpu1", "10.1.0.1", 0), ("cpu2", "", 0), ("rtx1", "", 2), ("rtx2", "", 2)]
+
+
+def test_the_running_slurm_conf_never_overrides_a_profile_and_never_keeps_an_image_node():
+    conf, gres, whole = _running(_inventory(1), _images([{"names": "rtx[01-04]", "profile": "rtx"}]))
+    # More memory in the profile: the new value, not the running one; no node is kept or warned about.
+    bigger = dict(RTX, real_memory=62000)
+    model = build_model(_inventory(1), _images([{"names": "rtx[01-04]", "profile": "rtx"}], {"rtx": bigger}),
+                        conf, gres)
+    assert model["errors"] == [] and model["warnings"] == []
+    assert _node_lines(model)[1] == "NodeName=rtx[01-04] " + RTX_LINE.replace("60000", "62000")
+    assert model["node_sources"] == {"facts": "gpu01", "image": "rtx[01-04]"}
+    assert restart_changes(whole["restart"], model["restart"], KEYS) == [
+        "node definitions (gres:memory:cpus): rtx01 %s:60000:16 -> %s:62000:16; rtx02 %s:60000:16 -> %s:62000:16; "
+        "rtx03 %s:60000:16 -> %s:62000:16; rtx04 %s:60000:16 -> %s:62000:16" % ((RTX_GRES,) * 8)]
+    # A run that reaches no compute node (a --limit to the controller) writes the same.
+    limited = _inventory(1)
+    limited.update(reached=["ctl"], targeted=["ctl"])
+    again = build_model(limited, _images([{"names": "rtx[01-04]", "profile": "rtx"}]), conf, gres)
+    assert again["errors"] == [] and again["slurm_conf"] == whole["slurm_conf"]
+    assert again["node_sources"] == {"image": "rtx[01-04]", "running": "gpu01"}
+    # Taken out of slurm_image_nodes, a node is kept as the running slurm.conf has it, until slurm_remove_nodes.
+    fewer = build_model(_inventory(1), _images([{"names": "rtx[01-03]", "profile": "rtx"}]), conf, gres)
+    assert fewer["node_sources"]["kept"] == "rtx04" and fewer["slurm_conf"] == whole["slurm_conf"]
+    removed = build_model(_inventory(1), _images([{"names": "rtx[01-03]", "profile": "rtx"}], remove_nodes=["rtx04"]),
+                          conf, gres)
+    assert removed["errors"] == [] and _node_lines(removed)[1] == "NodeName=rtx[01-03] " + RTX_LINE
+
+
+def test_a_profile_that_drops_gpus_the_running_slurm_conf_has_stops_once_per_profile():
+    conf, gres, _whole = _running(_inventory(0), _images([{"names": "rtx[01-64]", "profile": "rtx"}]))
+    one = dict(RTX, gres=[{"type": "nvidia_geforce_rtx_2070", "count": 1, "file": "/dev/nvidia0"}])
+    settings_ = _images([{"names": "rtx[01-64]", "profile": "rtx"}], {"rtx": one})
+    message = ("rtx[01-64] (slurm_image_nodes, profile rtx): the running slurm.conf gives them 2 GPUs but the "
+               "profile's gres gives 1; writing that would take GPUs out of service. Fix the gres of rtx in "
+               "slurm_node_profiles, or set slurm_allow_gres_decrease: true to write the nodes with fewer GPUs on "
+               "purpose.")
+    assert build_model(_inventory(0), settings_, conf, gres)["errors"] == [message]
+    settings_["allow_gres_decrease"] = True
+    model = build_model(_inventory(0), settings_, conf, gres)
+    assert model["errors"] == []
+    assert model["warnings"] == ["slurm_allow_gres_decrease is true, so this is written anyway: " + message]
+    assert model["node_profiles"]["rtx"]["gres_value"] == "gpu:nvidia_geforce_rtx_2070:1"
+
+
+PROFILE_TAIL = "what `slurmd -C` prints as %s on such a node."
+
+
+@pytest.mark.parametrize("changes, expected", [
+    pytest.param({"node_profiles": ["rtx"]}, [
+        'slurm_node_profiles must be a mapping of hardware profiles, profile name -> {cpus, sockets, '
+        'cores_per_socket, threads_per_core, real_memory; optional gres, features, weight}, not ["rtx"].',
+        'slurm_image_nodes[0]: the profile "rtx" is not in slurm_node_profiles (none yet); add it there or fix the '
+        'name.'], id="profiles-not-a-mapping"),
+    pytest.param({"node_profiles": {"rtx 2070": RTX}}, [
+        'slurm_node_profiles: the profile name "rtx 2070" takes letters, digits, _ . and - only (up to 64).',
+        'slurm_image_nodes[0]: the profile "rtx" is not in slurm_node_profiles (rtx 2070); add it there or fix the '
+        'name.'], id="bad-profile-name"),
+    pytest.param({"node_profiles": {"rtx": 16}}, [
+        "slurm_node_profiles.rtx must be a mapping {cpus, sockets, cores_per_socket, threads_per_core, real_memory; "
+        "optional gres, features, weight}, not 16."], id="profile-not-a-mapping"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, memory=60000)}}, [
+        "slurm_node_profiles.rtx has unknown keys memory: use only cores_per_socket, cpus, features, gres, "
+        "real_memory, sockets, threads_per_core, weight."], id="unknown-key"),
+    pytest.param({"node_profiles": {"rtx": dict((key, value) for key, value in RTX.items() if key != "real_memory")}}, [
+        "slurm_node_profiles.rtx: real_memory is missing; give a whole number from 1 to 1073741824, "
+        + PROFILE_TAIL % "RealMemory (MB)"], id="missing-real-memory"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, cpus=0)}}, [
+        "slurm_node_profiles.rtx: cpus is 0; give a whole number from 1 to 65535, " + PROFILE_TAIL % "CPUs"],
+        id="zero-cpus"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, sockets="two", threads_per_core=-2)}}, [
+        'slurm_node_profiles.rtx: sockets is "two"; give a whole number from 1 to 65535, '
+        + PROFILE_TAIL % "Boards x SocketsPerBoard",
+        "slurm_node_profiles.rtx: threads_per_core is -2; give a whole number from 1 to 65535, "
+        + PROFILE_TAIL % "ThreadsPerCore"], id="not-whole-numbers"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, cores_per_socket=6)}}, [
+        "slurm_node_profiles.rtx: sockets x cores_per_socket x threads_per_core is 1 x 6 x 2 = 12, not cpus 16; "
+        "give the layout `slurmd -C` prints on such a node."], id="layout-not-cpus"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, gres=[{"type": "nvidia_geforce_rtx_2070", "count": 2}])}}, [
+        'slurm_node_profiles.rtx.gres[0]: a GPU needs file (for example "/dev/nvidia[0-3]"): Slurm binds GPUs by '
+        'device file.'], id="gres-the-rule-of-slurm_node_gres"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, gres=[{"count": 3, "file": "/dev/nvidia[0-1]"}])}}, [
+        "slurm_node_profiles.rtx.gres[0]: file /dev/nvidia[0-1] names 2 devices but count is 3; make them agree."],
+        id="gres-files-and-count"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, gres={"count": 2})}}, [
+        'slurm_node_profiles.rtx.gres must be a list of GRES entries such as [{type: a100, count: 4, file: '
+        '"/dev/nvidia[0-3]"}], not {"count": 2}.'], id="gres-not-a-list"),
+    pytest.param({"node_profiles": {"rtx": dict(RTX, features=["big gpu"], weight=0)}}, [
+        'slurm_node_profiles.rtx: features ["big gpu"]: give a list of feature names (letters, digits, _ . -).',
+        "slurm_node_profiles.rtx: weight 0: give a whole number from 1 (lower weights are used first)."],
+        id="features-and-weight"),
+    pytest.param({"image_nodes": {"names": "rtx[01-04]", "profile": "rtx"}}, [
+        'slurm_image_nodes must be a list of image nodes such as {names: "gpu[001-128]", profile: gpu8}, not '
+        '{"names": "rtx[01-04]", "profile": "rtx"}.'], id="image-nodes-not-a-list"),
+    pytest.param({"image_nodes": ["rtx[01-04]"]}, [
+        'slurm_image_nodes[0] must be a mapping (image nodes such as {names: "gpu[001-128]", profile: gpu8}), not '
+        '"rtx[01-04]".'], id="entry-not-a-mapping"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-04]", "profile": "rtx", "group": "gpu"}]}, [
+        "slurm_image_nodes[0] has unknown keys group: use only names, profile and addr."], id="entry-unknown-key"),
+    pytest.param({"image_nodes": [{"profile": "rtx"}]}, [
+        'slurm_image_nodes[0] has no names: give a Slurm hostlist of its nodes such as "gpu[001-128]", not null.'],
+        id="no-names"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-", "profile": "rtx"}]}, [
+        'slurm_image_nodes[0]: names "rtx[01-" is not a Slurm hostlist (unclosed \'[\' at character 4 of '
+        '\'rtx[01-\'); write it as Slurm does, for example "gpu[001-128]".'], id="unparsable-hostlist"),
+    pytest.param({"image_nodes": [{"names": "rtx[04-01]", "profile": "rtx"}]}, [
+        'slurm_image_nodes[0]: names "rtx[04-01]" is not a Slurm hostlist (descending range \'04-01\' at character '
+        '5 of \'rtx[04-01]\': 4 > 1); write it as Slurm does, for example "gpu[001-128]".'], id="descending-range"),
+    pytest.param({"image_nodes": [{"names": "rtx.lab[1-2]", "profile": "rtx"}]}, [
+        'slurm_image_nodes[0]: names "rtx.lab[1-2]" gives "rtx.lab1", which Slurm and hostlists cannot carry as a '
+        'node name: use letters, digits, _ and - (up to 64).'], id="name-slurm-cannot-carry"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-04]"}]}, [
+        "slurm_image_nodes[0] has no profile: name one of slurm_node_profiles (rtx)."], id="no-profile"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-04]", "profile": "rtx2070"}]}, [
+        'slurm_image_nodes[0]: the profile "rtx2070" is not in slurm_node_profiles (rtx); add it there or fix the '
+        'name.'], id="unknown-profile"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-04]", "profile": "rtx", "addr": "10.1.0.1"}]}, [
+        "slurm_image_nodes[0]: addr 10.1.0.1 is given for 4 nodes (rtx[01-04]), but a NodeAddr belongs to one node. "
+        "Give addr only on an entry whose names is one node, or leave it out (slurmctld then reaches the nodes by "
+        "their names)."], id="addr-of-several-nodes"),
+    pytest.param({"image_nodes": [{"names": "rtx01", "profile": "rtx", "addr": "10.1.0.1 #"}]}, [
+        'slurm_image_nodes[0]: addr "10.1.0.1 #": give the node\'s host name or IP address (its NodeAddr).'],
+        id="bad-addr"),
+    pytest.param({"image_nodes": [{"names": "rtx[01-04]", "profile": "rtx"}, {"names": "rtx[03-08]", "profile": "rtx"},
+                                  {"names": "rtx[09-10],rtx10", "profile": "rtx"}]}, [
+        "rtx[03-04] named more than once in slurm_image_nodes (in slurm_image_nodes[0] and slurm_image_nodes[1]): "
+        "give each node one entry.",
+        "rtx10 named more than once in slurm_image_nodes (within slurm_image_nodes[2]): give each node one entry."],
+        id="a-name-in-two-entries"),
+    pytest.param({"image_nodes": [{"names": "gpu[02-03]", "profile": "rtx"}]}, [
+        "slurm_image_nodes declares gpu02, which the inventory holds too (gpu02, in slurm_compute): a node booted "
+        "from an image is no inventory host, since Ansible never reaches it. Take each out of slurm_image_nodes or "
+        "out of the inventory group."], id="an-inventory-compute-host"),
+    pytest.param({"image_nodes": [{"names": "ctl,login1,rtx1", "profile": "rtx"}]}, [
+        "slurm_image_nodes declares ctl,login1, which the inventory holds too (ctl, login1, in slurm_controller and "
+        "slurm_login): a node booted from an image is no inventory host, since Ansible never reaches it. Take each "
+        "out of slurm_image_nodes or out of the inventory group."], id="the-controller-and-a-login-node"),
+    pytest.param({"partitions": [{"name": "rtx", "nodes": ["gpu01", "rtx[03-06]", "gpu09"]}]}, [
+        "slurm_partitions: partition rtx names rtx[03-06], gpu09, neither hosts of the slurm_compute group "
+        "(gpu01, gpu02) nor image nodes of slurm_image_nodes (rtx[01-04]). Fix the node names, add the hosts to the "
+        "group, or declare the nodes in slurm_image_nodes."], id="partition-of-undeclared-nodes"),
+])
+def test_image_node_errors(changes, expected):
+    inventory = _with_login(_inventory(2), "login1")
+    settings_ = _images([{"names": "rtx[01-04]", "profile": "rtx"}], **changes)
+    assert check_inventory(inventory, settings_) == expected
+    # build_model reports them once (check_inventory's), and never raises on them.
+    model = build_model(inventory, settings_)
+    assert [error for error in model["errors"] if error in expected] == expected
+
+
+def test_image_nodes_beside_converged_nodes_that_keep_their_files():
+    # Not configless: the converged nodes keep slurm.conf and their own gres.conf; the controller serves the
+    # configuration to the image nodes and holds every node's gres.conf lines.
+    model = build_model(_inventory(2), _images([{"names": "rtx[01-04]", "profile": "rtx"}], configless=False))
+    assert model["errors"] == []
+    assert "enable_configless" in model["settings"]["SlurmctldParameters"]
+    assert model["slurmd_options"] == "" and model["conf_server"] == "ctl:6817"
+    ctl = model["hosts"]["ctl"]
+    assert ctl["writes_gres"] and not ctl["compute"]
+    assert [line for line in ctl["gres_conf"] if line.startswith("NodeName=rtx[01-04] ")] == [
+        "NodeName=rtx[01-04] Name=gpu Type=nvidia_geforce_rtx_2070 File=/dev/nvidia[0-1]"]
+    assert any(line.startswith("NodeName=gpu") for line in ctl["gres_conf"])
+    node = model["hosts"]["gpu01"]
+    assert node["holds_config"] and node["writes_gres"]
+    assert node["gres_conf"] and not any(line.startswith("NodeName=") for line in node["gres_conf"])
+    # Without image nodes nothing of it.
+    plain = build_model(_inventory(2), _settings(configless=False))
+    assert plain["hosts"]["ctl"]["gres_conf"] == [] and not plain["hosts"]["ctl"]["writes_gres"]
+
+
+def test_slurm_remove_nodes_refuses_an_image_node_still_declared():
+    model = build_model(_inventory(1), _images([{"names": "rtx[01-04]", "profile": "rtx"}], remove_nodes=["rtx04"]))
+    assert model["errors"] == ["slurm_remove_nodes names rtx04, still declared in slurm_image_nodes: take the node out "
+                               "of slurm_image_nodes as well, or take it out of slurm_remove_nodes."]
+
+
+def test_no_image_nodes_changes_nothing():
+    plain = build_model(_inventory(2), _settings())
+    for changes in ({"node_profiles": {}, "image_nodes": []}, {"node_profiles": {"rtx": RTX}, "image_nodes": []}):
+        model = build_model(_inventory(2), _settings(**changes))
+        assert model["errors"] == [] and model["slurm_conf"] == plain["slurm_conf"]
+        assert model["image_nodes"] == [] and model["node_source_notes"] == []
+    # Profiles without image nodes need no configless mode, and are returned (checked) all the same.
+    assert build_model(_inventory(2), _settings(node_profiles={"rtx": RTX}))["node_profiles"]["rtx"]["gpu_count"] == 2
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(entries=st.lists(st.fixed_dictionaries({}, optional={
+    "names": st.one_of(st.sampled_from(["rtx[01-04]", "rtx[03-05]", "gpu01", "ctl", "rtx[", "a.b", ""]), JUNK),
+    "profile": st.one_of(st.sampled_from(["rtx", "cpu", ""]), JUNK),
+    "addr": st.one_of(st.sampled_from(["10.0.0.1", "", "bad addr"]), JUNK)}), max_size=4),
+    profile=st.dictionaries(st.sampled_from(sorted(RTX) + ["x"]), JUNK, max_size=4))
+def test_image_shaped_junk_gives_errors_not_exceptions(entries, profile):
+    model = build_model(_inventory(2), _images(entries, {"rtx": dict(RTX), "cpu": profile}))
+    assert isinstance(model["errors"], list) and all(isinstance(error, str) for error in model["errors"])
+    if not model["errors"]:
+        assert all(isinstance(line, str) and "\n" not in line for line in model["slurm_conf"])
+
+
+def test_image_nodes_without_topology_data_write_no_topology():
+    settings_ = _images([{"names": "rtx[01-04]", "profile": "rtx"}], series="24.11", topology=dict(TOPOLOGY))
+    model = build_model(_inventory(2), settings_)
+    assert model["errors"] == [] and model["topology_conf"] == []
+    assert model["topology"]["plugin"] == "topology/default"
