@@ -12,7 +12,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export GPUOPS_PRELOAD_MODULE_CACHE ?= $(CURDIR)/.build/ansiballz-cache
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack health safety maintenance topology day2 ha
 
-.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench fleet scale scale-smoke clean
+.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench fleet image-join scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -29,6 +29,7 @@ help:
 	@echo "make dist      build the collection tarball into dist/"
 	@echo "make bench     converge / re-run / --check of the Slurm part and site.yml against the shell-loop floor"
 	@echo "make fleet     site.yml first / re-run / --check / add_node over 4-32 nodes, projected to 1,000 (issue 44)"
+	@echo "make image-join  N nodes booted from a node image joining at once: docker run to all idle (issue 48)"
 	@echo "make molecule-mitogen  every Molecule scenario under Mitogen's strategy"
 	@echo "make scale     the Slurm model and its files for 8 to 1,024 nodes (cached facts, no containers)"
 	@echo "make scale-smoke  the same for 8 and 64 nodes (make test's scale part)"
@@ -200,6 +201,11 @@ bench: venv images wheelhouse
 # (issue 44). Not part of make test.
 fleet: venv images wheelhouse
 	$(BIN)/python bench/fleet.py
+
+# Nodes booted from a node image joining at once (IMAGE_JOIN_NODES, default
+# 16): docker run to all idle in Slurm (issue 48, docs/node-images.md).
+image-join: venv images
+	$(BIN)/python bench/image_join.py
 
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
 scale: venv
