@@ -77,7 +77,8 @@ def smi(node, body):
 
 def _run(node, *extra, **names):
     argv = [sys.executable, "-I", node["program"], names.get("overlay", "--overlay-dir"), str(node["overlay"]),
-            "--manifest", str(node["manifest"]), "--munge-key", str(node["munge_key"]), "--munge-user",
+            "--manifest", str(node["manifest"]), "--health-config", str(node["base"] / "health.json"),
+            "--munge-key", str(node["munge_key"]), "--munge-user",
             pwd.getpwuid(os.getuid()).pw_name, "--run-dir", str(node["run"]), "--hostname", "gpu01.lab.example",
             names.get("timeout", "--drain-timeout"), "3", "--retry-interval", "0.2"] + list(extra)
     proc = subprocess.run(argv, env={"PATH": str(node["bin"])}, capture_output=True, text=True, timeout=60,
@@ -285,3 +286,28 @@ def test_the_booted_image_is_named_in_the_nodes_comment(node):
     assert calls[-2:] == ["scontrol update NodeName=gpu01 Comment=gpuops-image=gpuops-node:2 %s" % _client_conf(node),
                           "systemctl start slurmd"]
     assert result["image"] == "gpuops-node:2" and result["image_recorded"] is True
+
+
+def test_the_health_checks_settings_get_the_nodes_name_and_its_profiles_gpus(node):
+    data = json.loads(node["manifest"].read_text())
+    data["profiles"]["dual-2070"]["gres_lines"] = ["Name=gpu Type=nvidia_geforce_rtx_2070 File=/dev/nvidia[0-1]"]
+    node["manifest"].write_text(json.dumps(data))
+    built = {"node": "build01", "checks": {"persistence_mode": False}, "expect": {
+        "gpu_count": 0, "gpu_types": {}, "pci_bus_ids": [], "gpu_minors": [], "driver_version": "535.247.01"}}
+    (node["base"] / "health.json").write_text(json.dumps(built))
+    proc, calls, result = _run(node)
+    assert proc.returncode == 0, proc.stderr
+    written = json.loads((node["base"] / "health.json").read_text())
+    assert written["node"] == "gpu01" and written["checks"] == {"persistence_mode": False}
+    assert written["expect"] == {"gpu_count": 2, "gpu_types": {"nvidia_geforce_rtx_2070": 2}, "pci_bus_ids": [],
+                                 "gpu_minors": [0, 1], "driver_version": "535.247.01"}
+    assert "wrote %s (the health check" % (node["base"] / "health.json") in proc.stderr
+    assert calls[-1] == "systemctl start slurmd"
+
+
+def test_settings_that_are_not_the_health_checks_are_left_alone(node):
+    (node["base"] / "health.json").write_text("[1, 2]")
+    proc, _calls, result = _run(node)
+    assert proc.returncode == 0 and result["check"] == "passed"
+    assert (node["base"] / "health.json").read_text() == "[1, 2]"
+    assert "is not the health check's settings" in proc.stderr

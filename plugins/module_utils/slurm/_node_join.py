@@ -52,13 +52,17 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_facts impo
     parse_smi_xml,
     slurm_gres,
 )
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._health import HealthError, expectation
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._gres import gres_count
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, expand
 
 OVERLAY_DIR = "/etc/gpuops/node"
 JOIN_CONF_NAME = "join.conf"
 MUNGE_KEY_NAME = "munge.key"
 MANIFEST = "/etc/gpuops/image/manifest.json"
 MUNGE_KEY_PATH = "/etc/munge/munge.key"
+# gpuops.cluster.node_health's settings file (node_health_config_path), when the image has the health check.
+HEALTH_CONFIG = "/etc/gpuops/health.json"
 MUNGE_USER = "munge"
 # An image label: a name and a version, as the image role allows them (no white space, no quotes).
 _IMAGE_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}:[A-Za-z0-9][A-Za-z0-9_.+-]{0,63}\Z")
@@ -483,13 +487,15 @@ def image_comment(label):
 
 
 def join_plan(conf, node, profile_name, check_reason, key_differs, hostname, run_dir=RUN_DIR,
-              munge_key_path=MUNGE_KEY_PATH, image=None):
+              munge_key_path=MUNGE_KEY_PATH, image=None, health=None):
     """The ordered steps of a join: [{"step", "what", ...}], each a thing the program does, in this order.
 
     munge_key (write: key_differs), start munge, slurmd_env (path, content); on a failed check (check_reason not
     None) client_conf (path, content) and drain (reason; slurmd only starts once it is done); on a passing one
     client_conf and resume (only when Slurm holds the node drained by gpuops-join: own_drain); then, with an image
-    label (image_label), record_image (the node's Comment names the image); start slurmd.
+    label (image_label), record_image (the node's Comment names the image); with the health check's settings
+    for this boot (health: {"path", "content"}, health_settings), health_settings, before slurmd runs its hooks;
+    start slurmd.
     """
     if not isinstance(conf, dict) or not conf.get("conf_server") or not conf.get("cluster_name"):
         raise NodeJoinError("join_plan takes a join.conf parse_join_conf found no error in")
@@ -514,6 +520,9 @@ def join_plan(conf, node, profile_name, check_reason, key_differs, hostname, run
     else:
         steps.append({"step": "resume", "node": node, "argv": ["update", "NodeName=%s" % node, "State=RESUME"],
                       "what": "resume %s if Slurm holds it drained by gpuops-join (an earlier boot's check)" % node})
+    if health:
+        steps.append({"step": "health_settings", "path": health["path"], "content": health["content"],
+                      "what": "write %s (the health check: this node's name and its profile's GPUs)" % health["path"]})
     if image:
         steps.append({"step": "record_image", "node": node, "image": image,
                       "argv": ["update", "NodeName=%s" % node, "Comment=%s" % image_comment(image)],
@@ -521,6 +530,40 @@ def join_plan(conf, node, profile_name, check_reason, key_differs, hostname, run
     steps.append({"step": "start", "unit": "slurmd",
                   "what": "systemctl start slurmd" + (" (only once the drain is made)" if check_reason else "")})
     return steps
+
+
+# The device files of a gres.conf line (File=/dev/nvidia[0-1]), and the minor number at the end of each.
+_GRES_FILE = re.compile(r"(?:^|\s)File=(\S+)")
+_MINOR = re.compile(r"/dev/nvidia([0-9]+)\Z")
+
+
+def profile_minors(profile):
+    """The device minors of a profile's GPUs, in gres.conf order (the numbering Slurm gives a job's GPUs)."""
+    minors = []
+    for line in (profile or {}).get("gres_lines") or [] if isinstance(profile, dict) else []:
+        match = _GRES_FILE.search(line) if isinstance(line, str) else None
+        try:
+            paths = expand(match.group(1)) if match else []
+        except HostlistError:
+            paths = []
+        minors.extend(int(found.group(1)) for found in (_MINOR.match(path) for path in paths) if found)
+    return minors
+
+
+def health_settings(settings, node, profile):
+    """The health check's settings (gpuops.cluster.node_health's file) for this boot: the node's Slurm name, and
+    what its GPUs must be from its hardware profile (count, models, device minors; no PCI bus ids, which no profile
+    knows). The image was built on a host without GPUs; everything else of the file is kept. None when settings is
+    not the mapping node_health writes."""
+    if not isinstance(settings, dict) or not isinstance(profile, dict):
+        return None
+    try:
+        gpus = expectation(profile.get("gres_value") or "", [{"minor_number": minor} for minor in profile_minors(profile)])
+    except HealthError:
+        return None
+    expect = dict(settings.get("expect") or {}) if isinstance(settings.get("expect"), dict) else {}
+    expect.update((key, gpus[key]) for key in ("gpu_count", "gpu_types", "pci_bus_ids", "gpu_minors"))
+    return dict(settings, node=node, expect=expect)
 
 
 def result(node, profile_name, check_reason, drained, slurmd_started, time_text, **more):

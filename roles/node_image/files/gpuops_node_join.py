@@ -303,6 +303,24 @@ def resume(step, conf_path):
     return True
 
 
+def boot_health_settings(args, node, profile):
+    """{"path", "content"} of the health check's settings for this boot, or None (no health check in the image, or
+    a file that is not its settings: said in the journal, the file left as it is)."""
+    data, error = read_bytes(args.health_config, join.MANIFEST_LIMIT)
+    if data is None and error is None:
+        return None
+    try:
+        settings = json.loads(data.decode("utf-8")) if data is not None else None
+    except ValueError:
+        settings = None
+    new = join.health_settings(settings, node, profile)
+    if new is None:
+        log(syslog.LOG_WARNING, "%s is not the health check's settings (%s): left as it is, so the health check "
+            "does not know this node's GPUs" % (args.health_config, error or "not a JSON object node_health writes"))
+        return None
+    return {"path": args.health_config, "content": json.dumps(new, indent=1, sort_keys=True) + "\n"}
+
+
 def record_image(step, conf_path):
     """Name the booted image in the node's Comment (the rolling reimage reads it); a failure is only logged."""
     rc, why, _out = scontrol(step["argv"], conf_path, SCONTROL_TIMEOUT)
@@ -334,6 +352,9 @@ def act(args, conf, plan, key, record):
             if step["unit"] == "slurmd":
                 record["slurmd_started"] = True
             log(syslog.LOG_INFO, "started %s" % step["unit"])
+        elif kind == "health_settings":
+            write_file(step["path"], step["content"].encode("utf-8"), 0o644)
+            log(syslog.LOG_INFO, "wrote %s (the health check: this node's name and its profile's GPUs)" % step["path"])
         elif kind in ("slurmd_env", "client_conf"):
             write_file(step["path"], step["content"].encode("utf-8"), 0o644)
             conf_path = step["path"] if kind == "client_conf" else conf_path
@@ -362,6 +383,7 @@ def main(argv):
     parser.add_argument("--munge-key", default=join.MUNGE_KEY_PATH)
     parser.add_argument("--munge-user", default=join.MUNGE_USER)
     parser.add_argument("--run-dir", default=join.RUN_DIR)
+    parser.add_argument("--health-config", default=join.HEALTH_CONFIG)
     parser.add_argument("--drain-timeout", "--timeout", type=float, default=120.0)
     parser.add_argument("--retry-interval", type=float, default=5.0)
     parser.add_argument("--smi-timeout", type=int, default=60)
@@ -420,7 +442,7 @@ def join_node(args, hostname, record):
     record.update(node=node, profile=profile_name, check="failed" if reason else "passed", reason=reason)
 
     plan = join.join_plan(conf, node, profile_name, reason, key_differs(args.munge_key, key), hostname,
-                          args.run_dir, args.munge_key, image)
+                          args.run_dir, args.munge_key, image, boot_health_settings(args, node, profile))
     record["image"] = image
     if args.dry_run:
         for number, step in enumerate(plan, 1):

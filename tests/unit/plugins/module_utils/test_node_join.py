@@ -24,6 +24,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_join im
     client_conf,
     drain_reason,
     gpu_check,
+    health_settings,
     image_comment,
     image_label,
     join_plan,
@@ -35,6 +36,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_join im
     parse_conf_server,
     parse_join_conf,
     parse_manifest,
+    profile_minors,
     result,
     slurmd_env,
     smi_failure,
@@ -457,3 +459,30 @@ def test_a_join_with_an_image_label_records_it_before_slurmd_starts():
     assert steps[-2]["argv"] == ["update", "NodeName=gpu01", "Comment=" + image_comment("gpuops-node:2")]
     assert image_comment("gpuops-node:2") == "gpuops-image=gpuops-node:2"
     assert "record_image" not in [step["step"] for step in join_plan(conf, "gpu01", "p", None, False, "gpu01")]
+
+
+def test_a_profiles_gpus_become_the_health_checks_expectation():
+    profile = {"gres_value": "gpu:nvidia_h100_80gb_hbm3:8",
+               "gres_lines": ["Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia[0-7]"]}
+    assert profile_minors(profile) == list(range(8))
+    built = {"node": "build01", "checks": {}, "expect": {"gpu_count": 0, "driver_version": "580.95.05", "ib_ports": ["mlx5_0:1"]}}
+    new = health_settings(built, "gpu0001", profile)
+    assert new["node"] == "gpu0001" and new["checks"] == {}
+    assert new["expect"] == {"gpu_count": 8, "gpu_types": {"nvidia_h100_80gb_hbm3": 8}, "pci_bus_ids": [],
+                             "gpu_minors": list(range(8)), "driver_version": "580.95.05", "ib_ports": ["mlx5_0:1"]}
+    assert built["node"] == "build01"
+
+
+@pytest.mark.parametrize("lines, minors", [
+    (["Name=gpu Type=a File=/dev/nvidia0", "Name=gpu Type=b File=/dev/nvidia[2-3]"], [0, 2, 3]),
+    (["Name=gpu Type=a File=/dev/nvidia[0-"], []),
+    (["Name=gpu Type=a MultipleFiles=/dev/nvidia0,/dev/nvidia-caps/nvidia-cap21"], []),
+    ([7], []),
+])
+def test_profile_minors_read_the_device_files(lines, minors):
+    assert profile_minors({"gres_lines": lines}) == minors
+
+
+def test_health_settings_refuse_what_node_health_never_writes():
+    assert health_settings([1], "n", DUAL_2070) is None
+    assert health_settings({}, "n", None) is None
