@@ -13,8 +13,13 @@ result. Ansible never connects to the image nodes: they are in no inventory.
 The figure to compare is the fleet bench's first converge of site.yml for as many nodes (bench/fleet.py,
 bench/reference/fleet-*.json): what the same nodes cost when Ansible converges each of them.
 
+The Slurm play needs one converged compute node (a CPU node here, ib-cpu01) beside the image nodes: a cluster whose
+compute nodes are all image nodes stops in slurm.yml (issue 48, not done yet).
+
 JSON goes to bench/results/image-join-<UTC time>.json, and a table to stdout. Needs the images of
-tools/build-images.sh (gpuops-pkgs:bookworm) and the apt cache (tools/apt-cache.sh).
+tools/build-images.sh (gpuops-pkgs:bookworm) and the apt cache (tools/apt-cache.sh). Each container's systemd
+takes inotify instances: past about 30 containers raise the host's fs.inotify.max_user_instances (128 by
+default; with 35 containers some nodes' systemd stopped at "Too many open files").
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NET, SUBNET = "gpuops-imgbench", "172.31.229"
-CTL, BUILD = "ib-ctl", "ib-build"
+CTL, BUILD, CPU = "ib-ctl", "ib-build", "ib-cpu01"
 IMAGE = "gpuops-node-bench:1"
 CAPTURE = ROOT / "tests/fixtures/nvidia-smi-xml/telegraf_dual_2070-v13.xml"
 PROFILE = {"cpus": 2, "sockets": 1, "cores_per_socket": 2, "threads_per_core": 1, "real_memory": 1024,
@@ -44,7 +49,8 @@ SYSTEMD = ["--cap-add", "SYS_ADMIN", "--security-opt", "seccomp=unconfined", "--
 def sh(*argv, check=True, **kwargs):
     proc = subprocess.run(argv, capture_output=True, text=True, check=False, **kwargs)
     if check and proc.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(argv[:4]), (proc.stderr or proc.stdout).strip()[-2000:]))
+        raise RuntimeError("%s: rc %d: %s\n%s" % (
+            " ".join(argv[:4]), proc.returncode, proc.stdout.strip()[-2500:], proc.stderr.strip()[-500:]))
     return proc
 
 
@@ -63,20 +69,26 @@ def inventory(path, count):
                               for index, name in enumerate(names(count), 1)],
     }
     data = {"all": {"vars": group_vars, "children": {"slurm_controller": {"hosts": {CTL: None}},
-                                                     "node_image": {"hosts": {BUILD: None}}}}}
+                                                     "node_image": {"hosts": {BUILD: None}},
+                                                     # One converged CPU node beside the image nodes: the Slurm
+                                                     # play needs a converged compute node (docs/node-images.md).
+                                                     "slurm_compute": {"hosts": {CPU: None}}}}}
     path.write_text(json.dumps(data))
 
 
 def playbook(inv, *books, extra=()):
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_CONFIG=str(ROOT / "ansible.cfg"))
     start = time.time()
-    sh("ansible-playbook", "-i", str(inv), *[str(ROOT / "playbooks" / book) for book in books], *extra,
-       cwd=str(ROOT), env=env)
+    proc = sh("ansible-playbook", "-i", str(inv), *[str(ROOT / "playbooks" / book) for book in books], *extra,
+              cwd=str(ROOT), env=env, check=False)
+    if proc.returncode != 0:
+        failed = [line for line in proc.stdout.splitlines() if "fatal:" in line or "FAILED!" in line]
+        raise RuntimeError("%s: rc %d: %s" % (" ".join(books), proc.returncode, "\n".join(failed)[-3000:]))
     return round(time.time() - start, 1)
 
 
 def cleanup(count):
-    sh("docker", "rm", "-f", CTL, BUILD, *names(count), check=False)
+    sh("docker", "rm", "-f", CTL, BUILD, CPU, *names(count), check=False)
     sh("docker", "network", "rm", NET, check=False)
     sh("docker", "rmi", IMAGE, check=False)
 
@@ -84,7 +96,7 @@ def cleanup(count):
 def run(count, work):
     cleanup(count)
     sh("docker", "network", "create", "--subnet", "%s.0/24" % SUBNET, "--gateway", "%s.1" % SUBNET, NET)
-    for name in (CTL, BUILD):
+    for name in (CTL, BUILD, CPU):
         sh("docker", "run", "-d", "--name", name, "--hostname", name, "--network", NET, *SYSTEMD,
            "gpuops-pkgs:bookworm", "/sbin/init")
     time.sleep(3)
@@ -147,9 +159,9 @@ def main():
     print("| nodes | controller converge | image build | docker run (all) | docker run to all idle | checks passed |")
     print("|---:|---:|---:|---:|---:|---:|")
     for item in results:
-        print("| %d | %s s | %s s | %s s | %s s | %d |" % (item["nodes"], item["controller_converge_s"],
-                                                       item["image_build_s"], item["docker_run_s"],
-                                                       item["all_idle_s"], item["checks_passed"]))
+        print("| %d | %s s | %s s | %s s | %s s | %d |" % (
+            item["nodes"], item["controller_converge_s"], item["image_build_s"], item["docker_run_s"],
+            item["all_idle_s"], item["checks_passed"]))
     print("results: %s" % out)
     return 0 if all(item["all_idle_s"] is not None for item in results) else 1
 
