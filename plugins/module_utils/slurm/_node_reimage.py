@@ -59,7 +59,7 @@ def _on_target(node, comment):
 
 
 def reimage_plan(nodes_text, names, target, batch):
-    """What the reimage does: {"done", "todo", "skipped", "batches", "errors"}.
+    """What the reimage does: {"done", "todo", "skipped", "batches", "summary", "errors"}.
 
     nodes_text: ``scontrol -o show node <names>``; names: the nodes to move (a list of names or hostlist
     expressions); target: "name:version". done: on the target already (by their Comment); skipped:
@@ -91,7 +91,7 @@ def reimage_plan(nodes_text, names, target, batch):
     size, error = batch_size(batch, len(wanted))
     errors.extend([error] if error else [])
     if errors:
-        return {"done": [], "todo": [], "skipped": {}, "batches": [], "errors": errors}
+        return {"done": [], "todo": [], "skipped": {}, "batches": [], "summary": "", "errors": errors}
     comment = image_comment(target)
     done, todo, skipped = [], [], {}
     for name in wanted:
@@ -103,11 +103,15 @@ def reimage_plan(nodes_text, names, target, batch):
         else:
             todo.append(name)
     batches = [_names(todo[start:start + size]) for start in range(0, len(todo), size)]
-    return {"done": done, "todo": todo, "skipped": skipped, "batches": batches, "errors": []}
+    summary = "to %s: %d node(s) on it already, %d to move in %d batch(es) (%s)" % (
+        target, len(done), len(todo), len(batches), "; ".join(batches) or "none")
+    if skipped:
+        summary += "; not rebooted (down: they boot the new image when they come back): %s" % _names(skipped)
+    return {"done": done, "todo": todo, "skipped": skipped, "batches": batches, "summary": summary, "errors": []}
 
 
 def batch_status(nodes_text, names, target):
-    """Where a batch stands: {"back", "waiting", "failed", "errors"}.
+    """Where a batch stands: {"back", "waiting", "failed", "errors", "message"} (message: each node not back, why).
 
     back: on the target image, in service; failed: {name: why} booted the target but drained or down (its check
     failed: the rollout stops there); waiting: {name: why} the others (jobs still running, rebooting, booting).
@@ -116,7 +120,8 @@ def batch_status(nodes_text, names, target):
         batch = expand(names) if isinstance(names, str) else sorted(names or [])
         nodes = parse_scontrol_nodes(nodes_text if isinstance(nodes_text, str) else "")
     except (HostlistError, ValidateError, TypeError) as exc:
-        return {"back": [], "waiting": {}, "failed": {}, "errors": ["the batch's state could not be read: %s" % exc]}
+        why = "the batch's state could not be read: %s" % exc
+        return {"back": [], "waiting": {}, "failed": {}, "errors": [why], "message": why}
     comment = image_comment(target) if isinstance(target, str) else None
     back, waiting, failed = [], {}, {}
     for name in batch:
@@ -135,4 +140,6 @@ def batch_status(nodes_text, names, target):
             failed[name] = "%s%s" % (node["state"], reason)
         else:
             back.append(name)
-    return {"back": back, "waiting": waiting, "failed": failed, "errors": []}
+    return {"back": back, "waiting": waiting, "failed": failed, "errors": [],
+            "message": "; ".join(["%s booted it but is %s" % item for item in sorted(failed.items())]
+                                 + ["%s is %s" % item for item in sorted(waiting.items())])}

@@ -54,7 +54,9 @@ def test_the_nodes_go_in_batches_the_ones_on_the_target_stay():
     plan = reimage_plan(nodes(node("gpu01"), node("gpu02", "MIXED"), node("gpu03", image="gpuops-node:2"),
                               node("gpu04", "ALLOCATED")), ["gpu[01-04]"], "gpuops-node:2", 2)
     assert plan == {"done": ["gpu03"], "todo": ["gpu01", "gpu02", "gpu04"], "skipped": {},
-                    "batches": ["gpu[01-02]", "gpu04"], "errors": []}
+                    "batches": ["gpu[01-02]", "gpu04"], "errors": [],
+                    "summary": "to gpuops-node:2: 1 node(s) on it already, 3 to move in 2 batch(es) "
+                               "(gpu[01-02]; gpu04)"}
 
 
 def test_a_down_node_is_named_and_left_out_never_fatal():
@@ -62,6 +64,7 @@ def test_a_down_node_is_named_and_left_out_never_fatal():
                         ["gpu[01-03]"], "gpuops-node:2", "50%")
     assert plan["skipped"] == {"gpu02": "DOWN*: Not responding [root@2026-11-30T20:10:00]"}
     assert plan["batches"] == ["gpu01", "gpu03"] and plan["errors"] == []
+    assert plan["summary"].endswith("not rebooted (down: they boot the new image when they come back): gpu02")
 
 
 def test_a_node_on_the_target_but_drained_is_moved_again():
@@ -97,7 +100,7 @@ def test_a_batch_waits_for_its_jobs_and_reboots_then_comes_back():
     assert waiting["waiting"]["gpu01"].startswith("MIXED+DRAIN+REBOOT_REQUESTED, still on gpuops-image=gpuops-node:1")
     assert waiting["waiting"]["gpu02"].startswith("DOWN+DRAIN+REBOOT_ISSUED (rebooting)")
     back = batch_status(nodes(node("gpu01", image=target), node("gpu02", "MIXED", image=target)), "gpu[01-02]", target)
-    assert back == {"back": ["gpu01", "gpu02"], "waiting": {}, "failed": {}, "errors": []}
+    assert back == {"back": ["gpu01", "gpu02"], "waiting": {}, "failed": {}, "errors": [], "message": ""}
 
 
 def test_a_node_that_boots_the_target_drained_fails_the_batch():
@@ -105,6 +108,7 @@ def test_a_node_that_boots_the_target_drained_fails_the_batch():
                                      reason="gpuops-join: nvidia-smi failed")), "gpu01", "gpuops-node:2")
     assert status["failed"] == {"gpu01": "IDLE+DRAIN: gpuops-join: nvidia-smi failed [root@2026-11-30T20:10:00]"}
     assert status["back"] == [] and status["waiting"] == {}
+    assert status["message"] == "gpu01 booted it but is IDLE+DRAIN: gpuops-join: nvidia-smi failed [root@2026-11-30T20:10:00]"
 
 
 def test_a_node_slurm_does_not_list_waits():
