@@ -13,11 +13,12 @@ result. Ansible never connects to the image nodes: they are in no inventory.
 The figure to compare is the fleet bench's first converge of site.yml for as many nodes (bench/fleet.py,
 bench/reference/fleet-*.json): what the same nodes cost when Ansible converges each of them.
 
-The Slurm play needs one converged compute node (a CPU node here, ib-cpu01) beside the image nodes: a cluster whose
-compute nodes are all image nodes stops in slurm.yml (issue 48, not done yet).
+The cluster's compute nodes are all image nodes: the inventory's compute group is empty, and slurm.yml
+converges the controller alone. The build host starts from the CUDA layer image (gpuops-cuda:bookworm: the
+toolkit present) with the wheelhouse of `make wheelhouse` mounted for the PyTorch environment, as day2's.
 
 JSON goes to bench/results/image-join-<UTC time>.json, and a table to stdout. Needs the images of
-tools/build-images.sh (gpuops-pkgs:bookworm) and the apt cache (tools/apt-cache.sh). Each container's systemd
+tools/build-images.sh (gpuops-pkgs:bookworm, gpuops-cuda:bookworm), the wheelhouse and the apt cache (tools/apt-cache.sh). Each container's systemd
 takes inotify instances: past about 30 containers raise the host's fs.inotify.max_user_instances (128 by
 default; with 35 containers some nodes' systemd stopped at "Too many open files").
 """
@@ -36,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 NET, SUBNET = "gpuops-imgbench", "172.31.229"
-CTL, BUILD, CPU = "ib-ctl", "ib-build", "ib-cpu01"
+CTL, BUILD = "ib-ctl", "ib-build"
 IMAGE = "gpuops-node-bench:1"
 CAPTURE = ROOT / "tests/fixtures/nvidia-smi-xml/telegraf_dual_2070-v13.xml"
 PROFILE = {"cpus": 2, "sockets": 1, "cores_per_socket": 2, "threads_per_core": 1, "real_memory": 1024,
@@ -67,12 +68,12 @@ def inventory(path, count):
         "slurm_node_profiles": {"rtx2070x2": PROFILE}, "node_image_profile": "rtx2070x2",
         "slurm_image_nodes": [{"names": name, "profile": "rtx2070x2", "addr": "%s.%d" % (SUBNET, 100 + index)}
                               for index, name in enumerate(names(count), 1)],
+        "pytorch_env_find_links": ["/opt/wheelhouse"], "pytorch_env_offline": True,
     }
     data = {"all": {"vars": group_vars, "children": {"slurm_controller": {"hosts": {CTL: None}},
                                                      "node_image": {"hosts": {BUILD: None}},
-                                                     # One converged CPU node beside the image nodes: the Slurm
-                                                     # play needs a converged compute node (docs/node-images.md).
-                                                     "slurm_compute": {"hosts": {CPU: None}}}}}
+                                                     # No converged compute node: every node is an image node.
+                                                     "slurm_compute": {"hosts": {}}}}}
     path.write_text(json.dumps(data))
 
 
@@ -88,7 +89,7 @@ def playbook(inv, *books, extra=()):
 
 
 def cleanup(count):
-    sh("docker", "rm", "-f", CTL, BUILD, CPU, *names(count), check=False)
+    sh("docker", "rm", "-f", CTL, BUILD, *names(count), check=False)
     sh("docker", "network", "rm", NET, check=False)
     sh("docker", "rmi", IMAGE, check=False)
 
@@ -96,9 +97,10 @@ def cleanup(count):
 def run(count, work):
     cleanup(count)
     sh("docker", "network", "create", "--subnet", "%s.0/24" % SUBNET, "--gateway", "%s.1" % SUBNET, NET)
-    for name in (CTL, BUILD, CPU):
-        sh("docker", "run", "-d", "--name", name, "--hostname", name, "--network", NET, *SYSTEMD,
-           "gpuops-pkgs:bookworm", "/sbin/init")
+    sh("docker", "run", "-d", "--name", CTL, "--hostname", CTL, "--network", NET, *SYSTEMD,
+       "gpuops-pkgs:bookworm", "/sbin/init")
+    sh("docker", "run", "-d", "--name", BUILD, "--hostname", BUILD, "--network", NET, *SYSTEMD,
+       "-v", "%s:/opt/wheelhouse:ro" % (ROOT / ".build" / "wheelhouse"), "gpuops-cuda:bookworm", "/sbin/init")
     time.sleep(3)
     inv = work / "inventory.json"
     inventory(inv, count)

@@ -22,11 +22,17 @@ def _guard(name, function, *args):
 
 
 def monitoring_targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False, running=None,
-                       inventory=None, remove=None):
+                       inventory=None, remove=None, image=None):
     """The scrape targets of every job, from each host's few values (once per play), and the hosts without an address;
     with the running prometheus.yml, its targets of hosts this inventory does not hold (kept)."""
     return _guard("monitoring_targets", _monitoring.targets, hostvars, list(hosts or []), list(gpu_hosts or []),
-                  list(slurm_hosts or []), list(monitoring_hosts or []), bool(by_name), running, inventory, remove)
+                  list(slurm_hosts or []), list(monitoring_hosts or []), bool(by_name), running, inventory, remove,
+                  image)
+
+
+def monitoring_image_targets(image_nodes, profiles):
+    """The scrape targets of the nodes booted from a node image (slurm_image_nodes, slurm_node_profiles)."""
+    return _guard("monitoring_image_targets", _monitoring.image_targets, image_nodes, profiles)
 
 
 def monitoring_prometheus_config(plan, settings):
@@ -50,6 +56,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "monitoring_targets": monitoring_targets,
+            "monitoring_image_targets": monitoring_image_targets,
             "monitoring_prometheus_config": monitoring_prometheus_config,
             "monitoring_alertmanager_config": monitoring_alertmanager_config,
             "monitoring_settings_errors": monitoring_settings_errors,

@@ -100,3 +100,34 @@ def test_slurm_metrics_from_recorded_output_and_a_failing_command(tmp_path):
     assert 'gpuops_slurm_controller_up{controller="",role="primary"} 0.0' in lines
     assert 'gpuops_slurm_command_up{command="sacctmgr",reason="sacctmgr did not answer within 1s"} 0.0' in lines
     assert "gpuops_slurm_dbd_up 0.0" in lines
+
+
+def test_a_node_images_exporter_listens_on_the_address_its_join_gave(tmp_path):
+    # A node image's settings name no address; the node's join writes GPUOPS_NODE_ADDRESS (node.env), which the
+    # unit's drop-in passes: the exporter listens there, not on every address and not on 127.0.0.1.
+    import socket  # pylint: disable=import-outside-toplevel
+    import time  # pylint: disable=import-outside-toplevel
+    from urllib.request import urlopen  # pylint: disable=import-outside-toplevel
+
+    program = exporter_scrape.install(str(tmp_path / "gpu"), "gpu_exporter", "gpuops_gpu_exporter.py")
+    smi = exporter_scrape.script(str(tmp_path / "nvidia-smi"), "exec cat %s\n" % exporter_scrape.CAPTURE)
+    port = exporter_scrape.free_port()
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"address": "", "port": port, "nvidia_smi": smi, "sample_interval_s": 2,
+                                  "xid_state": str(tmp_path / "xid.json"), "sysfs": str(tmp_path)}))
+    env = {"GPUOPS_GPU_EXPORTER_CONFIG": str(config), "GPUOPS_NODE_ADDRESS": "127.0.0.2", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen([sys.executable, "-I", program], env=env)  # pylint: disable=consider-using-with
+    try:
+        body = None
+        for dummy in range(100):
+            try:
+                body = urlopen("http://127.0.0.2:%d/metrics" % port, timeout=10).read().decode()
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert body is not None and len([line for line in body.splitlines() if line.startswith("gpuops_gpu_info{")]) == 8
+        with pytest.raises(OSError):
+            socket.create_connection(("127.0.0.1", port), timeout=2).close()
+    finally:
+        proc.terminate()
+        proc.wait()

@@ -18,6 +18,7 @@ import health_prolog  # noqa: E402  pylint: disable=wrong-import-position
 
 SCONTROL = """#!/bin/sh
 echo "$*" >> {base}/scontrol.calls
+[ -z "$SLURM_CONF" ] || echo "$SLURM_CONF" >> {base}/scontrol.conf
 if [ "$1" = "-o" ] && [ "$4" != "bench01" ]; then cat {base}/partner-state 2>/dev/null
 elif [ "$1" = "-o" ]; then cat {base}/node-state
 elif [ "$1 $2" = "show topology" ]; then cat {base}/topology 2>/dev/null
@@ -461,3 +462,12 @@ def test_a_node_the_pair_check_drained_is_retested_first_in_the_queue_by_its_nex
     assert json.loads((base / "state" / "fabric.json").read_text()) == []  # the failures that drained it are forgotten
     retest = (base / "sbatch.calls").read_text().splitlines()[-1].split()
     assert "--priority=TOP" in retest and "--nodelist=bench01,bench02" in retest
+
+
+def test_the_slurm_commands_read_the_configuration_the_program_was_given(node):
+    # A node image's boot gate runs before slurmd has fetched the configuration: its unit names the join's client
+    # configuration, which every scontrol call of the program must read.
+    (node["base"] / "node-state").write_text("NodeName=bench01 State=IDLE+DRAIN Reason=admin [root@2026-11-24T10:00:00]\n")
+    rc, record, calls = _run(node, "interval", SLURM_CONF="/run/gpuops/node-join/slurm.conf")
+    assert calls and (node["base"] / "scontrol.conf").read_text().splitlines() == (
+        ["/run/gpuops/node-join/slurm.conf"] * len(calls))

@@ -111,11 +111,25 @@ def test_a_node_whose_gpus_are_its_profiles_joins(node):
     assert (result["node"], result["profile"], result["drained"], result["slurmd_started"]) == (
         "gpu01", "dual-2070", False, True)
     assert "check passed" in proc.stderr and "joined as gpu01" in proc.stderr
+    # ctl1 and ctl2 do not resolve here: no address toward them, the exporters listen on the node alone.
+    assert (node["run"] / "node.env").read_text().splitlines()[1:] == [
+        "GPUOPS_NODE_NAME=gpu01", "GPUOPS_NODE_ADDRESS=127.0.0.1", "GPUOPS_NODE_LISTEN=127.0.0.1"]
     # The next boot finds the key in place: it is not written again.
     inode = key.stat().st_ino
     proc, calls, result = _run(node)
     assert proc.returncode == 0 and key.stat().st_ino == inode
     assert "already holds the overlay's munge key" in proc.stderr
+
+
+def test_the_node_env_names_the_address_toward_the_controllers(node):
+    proc, calls, result = _run(node, "--address", "10.9.8.7")
+    assert proc.returncode == 0, proc.stderr
+    assert "GPUOPS_NODE_ADDRESS=10.9.8.7" in (node["run"] / "node.env").read_text().splitlines()
+    # A controller at a literal address: the kernel's route toward it gives the node's own (loopback here).
+    (node["overlay"] / "join.conf").write_text("conf_server=127.0.0.1\ncluster_name=lab\nnode_name=gpu01\n")
+    proc, calls, result = _run(node)
+    assert proc.returncode == 0, proc.stderr
+    assert "GPUOPS_NODE_ADDRESS=127.0.0.1" in (node["run"] / "node.env").read_text().splitlines()
 
 
 def test_the_units_option_names_are_taken(node):
@@ -268,7 +282,8 @@ def test_the_dry_run_prints_the_plan_and_does_nothing(node):
     assert lines[0].startswith("1. install the overlay's munge key as %s" % node["munge_key"])
     assert lines[1] == "2. systemctl start munge"
     assert lines[4].startswith("5. drain gpu01 before slurmd registers it (profile dual-2070): gpuops-join: ")
-    assert lines[5:] == ["6. systemctl start slurmd (only once the drain is made)", "dry run: nothing done"]
+    assert lines[5].startswith("6. write %s (the exporters listen on " % (node["run"] / "node.env"))
+    assert lines[6:] == ["7. systemctl start slurmd (only once the drain is made)", "dry run: nothing done"]
     assert calls == [] and result is None and not node["munge_key"].exists()
 
 

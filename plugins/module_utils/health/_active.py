@@ -420,6 +420,11 @@ def pending_reason(when):
     return "gpuops-health: %s: checks pending (%s)" % (PENDING_CHECK, when)
 
 
+def is_pending(reason):
+    """Whether a node's Slurm reason is pending_reason's: held until its first checks run (a boot, a join)."""
+    return isinstance(reason, str) and reason.startswith("gpuops-health: %s: checks pending (" % PENDING_CHECK)
+
+
 def check_job_name(node):
     """The name of a node's check job (squeue -n finds one that waits already)."""
     return "gpuops-health-active-%s" % node

@@ -29,7 +29,8 @@ try:
 except ImportError:  # pragma: no cover - PyYAML comes with ansible-core on the controller
     yaml = None
 
-from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import node_name
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import image_nodes as _image_nodes
+from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import node_name, node_profiles
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_rest import NATIVE_ENDPOINTS, conf_has_native_metrics
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
 
@@ -80,15 +81,26 @@ def _hostport(address, port):
     return "[%s]:%d" % (address, port) if ":" in address else "%s:%d" % (address, port)
 
 
+def image_targets(image_nodes, profiles):
+    """[{host, node, address, gpus}] of the nodes booted from a node image (slurm_image_nodes, by their
+    slurm_node_profiles): never in the inventory, scraped at their NodeAddr, else by their Slurm name; gpus when
+    their profile has GPUs. Entries with errors are left out (the Slurm roles' inventory checks name them)."""
+    described = node_profiles({"node_profiles": profiles})[0]
+    nodes = _image_nodes({"image_nodes": image_nodes, "node_profiles": profiles}, described)[0]
+    return [{"host": node["name"], "node": node["name"], "address": node["addr"] or node["name"],
+             "gpus": bool(described[node["profile"]].get("gpu_count"))} for node in nodes]
+
+
 def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=False, running=None, inventory=None,
-            remove=None):
+            remove=None, image=None):
     """{"targets": {job: [target]}, "errors": [...], "by_name": [...], "kept": [...]} for the scrape jobs node (every
     host), gpu, slurm and the monitoring host's own (prometheus, alertmanager). A GPU host whose gathered
     facts show no GPU is not a gpu target (the role installs no GPU exporter there). by_name: see
     host_target; the hosts scraped by name are listed.
 
     running: the text of the running prometheus.yml; inventory: every host of this run's inventory (groups['all'];
-    None: the hosts given); remove: inventory or Slurm node names that leave prometheus.yml on purpose. The targets
+    None: the hosts given); remove: inventory or Slurm node names that leave prometheus.yml on purpose. image:
+    image_targets' nodes, scraped in the node job (and the gpu job when they have GPUs) after the inventory's. The targets
     of the running file that kept_targets keeps join their jobs (each in its place in the running file, so a slice
     writes what the whole inventory would) and "kept" names their hosts.
     """
@@ -106,8 +118,16 @@ def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=F
         for host in members:
             if host in seen and not seen[host].get("error") and not (job == "gpu" and seen[host]["gpus"] is False):
                 out[job].append(dict((key, seen[host][key]) for key in ("host", "node", "address")))
+    own = set(target["node"] for target in out["node"])
+    for node in image or []:
+        if node["node"] not in own:
+            target = dict((key, node[key]) for key in ("host", "node", "address"))
+            out["node"].append(target)
+            if node.get("gpus"):
+                out["gpu"].append(dict(target))
     if inventory is None:
         inventory = list(hosts) + list(gpu_hosts) + list(slurm_hosts) + list(monitoring_hosts)
+    inventory = list(inventory) + [node["host"] for node in image or []]
     found = running_targets(running)
     kept = _kept(found, inventory, remove)
     # A node the inventory holds under another name (renamed, same Slurm node name) is not scraped twice.

@@ -71,6 +71,11 @@ SLURMD_ENV_NAME = "slurmd.env"
 # The file the image's slurmd drop-in names: EnvironmentFile=-/run/gpuops/node-join/slurmd.env
 SLURMD_ENV = RUN_DIR + "/" + SLURMD_ENV_NAME
 CLIENT_CONF_NAME = "slurm.conf"
+# This boot's name and address of the node, for the image's exporters (their drop-ins read it:
+# EnvironmentFile=/run/gpuops/node-join/node.env, gpuops.cluster.node_image).
+NODE_ENV_NAME = "node.env"
+# What the exporters listen on when no address toward the controllers is found: nothing outside the node.
+NO_ADDRESS = "127.0.0.1"
 RESULT_NAME = "result.json"
 
 KEYS = ("conf_server", "cluster_name", "node_name", "profile")
@@ -98,6 +103,7 @@ _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = re.compile(r"%s(?:\.%s)*\Z" % (_LABEL, _LABEL))
 _SERVER = re.compile(r"(?:\[([0-9A-Fa-f:.]+)\]|([^:\[\]]+))(?::([0-9]{1,5}))?\Z")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_ADDRESS = re.compile(r"(?:[0-9]{1,3}\.){3}[0-9]{1,3}\Z|[0-9A-Fa-f:]*:[0-9A-Fa-f:.]*\Z")
 _CONTROL = re.compile(u"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
@@ -442,6 +448,22 @@ def slurmd_env(conf_server, node, hostname):
             'SLURMD_OPTIONS="%s"\n' % (SLURMD_ENV, options))
 
 
+def node_env(node, address):
+    """node.env for this boot: GPUOPS_NODE_NAME (the node's Slurm name), GPUOPS_NODE_ADDRESS (the address the
+    node reaches its controllers from, which the image's exporters listen on; NO_ADDRESS when none) and
+    GPUOPS_NODE_LISTEN (the same, bracketed when IPv6)."""
+    node = _text(node, "node")
+    if not _NODE_NAME.match(node):
+        raise NodeJoinError("node %s is not a Slurm node name" % shown(node))
+    address = _text(address or NO_ADDRESS, "address")
+    if not _ADDRESS.match(address):
+        raise NodeJoinError("address %s is not an IPv4 or IPv6 address" % shown(address))
+    # GPUOPS_NODE_LISTEN: the address as a listen address takes it before ':port' (an IPv6 one in brackets).
+    return ("# Written by gpuops-node-join at boot: this node's name and address, for the image's exporters.\n"
+            "GPUOPS_NODE_NAME=%s\nGPUOPS_NODE_ADDRESS=%s\nGPUOPS_NODE_LISTEN=%s\n"
+            % (node, address, "[%s]" % address if ":" in address else address))
+
+
 def drain_reason(reason):
     """The node's Slurm reason for a failed check: 'gpuops-join: <reason>', one line, at most REASON_LIMIT
     characters (cut with '...'); double quotes become single ones (scontrol strips a quote at either end)."""
@@ -487,12 +509,13 @@ def image_comment(label):
 
 
 def join_plan(conf, node, profile_name, check_reason, key_differs, hostname, run_dir=RUN_DIR,
-              munge_key_path=MUNGE_KEY_PATH, image=None, health=None):
+              munge_key_path=MUNGE_KEY_PATH, image=None, health=None, address=None):
     """The ordered steps of a join: [{"step", "what", ...}], each a thing the program does, in this order.
 
     munge_key (write: key_differs), start munge, slurmd_env (path, content); on a failed check (check_reason not
     None) client_conf (path, content) and drain (reason; slurmd only starts once it is done); on a passing one
-    client_conf and resume (only when Slurm holds the node drained by gpuops-join: own_drain); then, with an image
+    client_conf and resume (only when Slurm holds the node drained by gpuops-join: own_drain); node_env (path,
+    content: node_env, the node's name and address for the exporters); then, with an image
     label (image_label), record_image (the node's Comment names the image); with the health check's settings
     for this boot (health: {"path", "content"}, health_settings), health_settings, before slurmd runs its hooks;
     start slurmd.
@@ -520,6 +543,9 @@ def join_plan(conf, node, profile_name, check_reason, key_differs, hostname, run
     else:
         steps.append({"step": "resume", "node": node, "argv": ["update", "NodeName=%s" % node, "State=RESUME"],
                       "what": "resume %s if Slurm holds it drained by gpuops-join (an earlier boot's check)" % node})
+    node_env_path = "%s/%s" % (run_dir.rstrip("/"), NODE_ENV_NAME)
+    steps.append({"step": "node_env", "path": node_env_path, "content": node_env(node, address),
+                  "what": "write %s (the exporters listen on %s)" % (node_env_path, address or NO_ADDRESS)})
     if health:
         steps.append({"step": "health_settings", "path": health["path"], "content": health["content"],
                       "what": "write %s (the health check: this node's name and its profile's GPUs)" % health["path"]})

@@ -23,6 +23,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown
+from ansible_collections.gpuops.cluster.plugins.module_utils.health._active import is_pending
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._hostlist import HostlistError, compress, expand
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_join import image_comment
 from ansible_collections.gpuops.cluster.plugins.module_utils.validate._validate import (
@@ -114,7 +115,8 @@ def batch_status(nodes_text, names, target):
     """Where a batch stands: {"back", "waiting", "failed", "errors", "message"} (message: each node not back, why).
 
     back: on the target image, in service; failed: {name: why} booted the target but drained or down (its check
-    failed: the rollout stops there); waiting: {name: why} the others (jobs still running, rebooting, booting).
+    failed: the rollout stops there); waiting: {name: why} the others (jobs still running, rebooting, booting, held
+    by the health check's boot gate until its active checks pass).
     """
     try:
         batch = expand(names) if isinstance(names, str) else sorted(names or [])
@@ -136,6 +138,9 @@ def batch_status(nodes_text, names, target):
                 node["state"], (node.get("fields") or {}).get("Comment") or "an unrecorded image", reason)
         elif flags & {"reboot_requested", "reboot_issued"} or "not_responding" in flags:
             waiting[name] = "%s (rebooting)%s" % (node["state"], reason)
+        elif is_pending(node.get("reason")):
+            # The health check's boot gate holds it until its active checks pass, then resumes it.
+            waiting[name] = "%s (its health checks run)%s" % (node["state"], reason)
         elif flags & _OUT or node["base_state"] in _DOWN:
             failed[name] = "%s%s" % (node["state"], reason)
         else:

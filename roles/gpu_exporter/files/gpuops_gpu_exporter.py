@@ -185,7 +185,9 @@ def serve(cfg, gatherer):
     thread = threading.Thread(target=gatherer.sampler, name="nvidia-smi sampler")
     thread.daemon = True
     thread.start()
-    exporter.serve(cfg.get("address") or "127.0.0.1", cfg.get("port") or 9445, gatherer.samples)
+    # A node image's settings name no address: the node's join gives its own at boot.
+    address = cfg.get("address") or os.environ.get("GPUOPS_NODE_ADDRESS") or "127.0.0.1"
+    exporter.serve(address, cfg.get("port") or 9445, gatherer.samples)
 
 
 def main(argv):

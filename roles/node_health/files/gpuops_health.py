@@ -85,7 +85,11 @@ def log(priority, message):
 
 
 def run(argv, timeout, env=None):
-    """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C (and env's other variables)."""
+    """(rc, stdout, stderr, timed_out) of argv under LC_ALL=C (and env's other variables). The Slurm commands read
+    the configuration this program was given (SLURM_CONF: a node image's boot gate has the join's, before slurmd
+    has fetched the cluster's)."""
+    if os.environ.get("SLURM_CONF") and "SLURM_CONF" not in (env or {}):
+        env = dict(env or {}, SLURM_CONF=os.environ["SLURM_CONF"])
     return program_run.run(argv, timeout, PATH, env)
 
 

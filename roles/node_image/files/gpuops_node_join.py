@@ -321,6 +321,25 @@ def boot_health_settings(args, node, profile):
     return {"path": args.health_config, "content": json.dumps(new, indent=1, sort_keys=True) + "\n"}
 
 
+def route_address(controllers):
+    """The address this node reaches its first reachable controller from (the kernel's route choice; a UDP
+    connect sends nothing), or None, logged, when no controller's name resolves or no route leads there."""
+    for item in controllers:
+        try:
+            for family, kind, proto, _name, addr in socket.getaddrinfo(item["host"], item["port"], 0,
+                                                                       socket.SOCK_DGRAM):
+                probe = socket.socket(family, kind, proto)
+                try:
+                    probe.connect(addr)
+                    return probe.getsockname()[0]
+                finally:
+                    probe.close()
+        except (OSError, socket.error) as exc:
+            log(syslog.LOG_WARNING, "no route to controller %s: %s" % (item["host"], exc))
+    log(syslog.LOG_WARNING, "no address toward the controllers: the exporters listen on %s only" % join.NO_ADDRESS)
+    return None
+
+
 def record_image(step, conf_path):
     """Name the booted image in the node's Comment (the rolling reimage reads it); a failure is only logged."""
     rc, why, _out = scontrol(step["argv"], conf_path, SCONTROL_TIMEOUT)
@@ -355,7 +374,7 @@ def act(args, conf, plan, key, record):
         elif kind == "health_settings":
             write_file(step["path"], step["content"].encode("utf-8"), 0o644)
             log(syslog.LOG_INFO, "wrote %s (the health check: this node's name and its profile's GPUs)" % step["path"])
-        elif kind in ("slurmd_env", "client_conf"):
+        elif kind in ("slurmd_env", "client_conf", "node_env"):
             write_file(step["path"], step["content"].encode("utf-8"), 0o644)
             conf_path = step["path"] if kind == "client_conf" else conf_path
             log(syslog.LOG_INFO, "wrote %s" % step["path"])
@@ -388,6 +407,8 @@ def main(argv):
     parser.add_argument("--retry-interval", type=float, default=5.0)
     parser.add_argument("--smi-timeout", type=int, default=60)
     parser.add_argument("--hostname", default=None)
+    parser.add_argument("--address", default=None, help="the node's address (default: the one it reaches its "
+                        "first controller from)")
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args(argv[1:])
     if args.drain_timeout < 0 or args.retry_interval <= 0 or args.smi_timeout < 1:
@@ -442,7 +463,8 @@ def join_node(args, hostname, record):
     record.update(node=node, profile=profile_name, check="failed" if reason else "passed", reason=reason)
 
     plan = join.join_plan(conf, node, profile_name, reason, key_differs(args.munge_key, key), hostname,
-                          args.run_dir, args.munge_key, image, boot_health_settings(args, node, profile))
+                          args.run_dir, args.munge_key, image, boot_health_settings(args, node, profile),
+                          args.address or route_address(conf["controllers"]))
     record["image"] = image
     if args.dry_run:
         for number, step in enumerate(plan, 1):

@@ -16,6 +16,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.monitoring._monitor
     MonitoringError,
     alertmanager_config,
     host_target,
+    image_targets,
     kept_targets,
     prometheus_config,
     running_targets,
@@ -88,6 +89,38 @@ def test_prometheus_config():
     assert config["global"] == {"scrape_interval": "30s", "scrape_timeout": "10s", "evaluation_interval": "30s",
                                 "external_labels": {"cluster": "lab"}}
     assert config["rule_files"] == ["/etc/prometheus/rules/gpuops.rules.yml"]
+
+
+IMAGE_PROFILES = {
+    "h100x8": {"cpus": 64, "sockets": 2, "cores_per_socket": 32, "threads_per_core": 1, "real_memory": 500000,
+               "gres": [{"name": "gpu", "type": "nvidia_h100", "count": 8, "file": "/dev/nvidia[0-7]"}]},
+    "cpu": {"cpus": 8, "sockets": 1, "cores_per_socket": 8, "threads_per_core": 1, "real_memory": 16000},
+}
+
+
+def test_image_nodes_are_scraped_at_their_nodeaddr_else_by_name():
+    nodes = [{"names": "img[01-02]", "profile": "h100x8"}, {"names": "img03", "profile": "h100x8", "addr": "10.2.0.3"},
+             {"names": "cpuimg01", "profile": "cpu"}, {"names": "bad01", "profile": "nope"}]
+    image = image_targets(nodes, IMAGE_PROFILES)
+    assert image == [
+        {"host": "img01", "node": "img01", "address": "img01", "gpus": True},
+        {"host": "img02", "node": "img02", "address": "img02", "gpus": True},
+        {"host": "img03", "node": "img03", "address": "10.2.0.3", "gpus": True},
+        {"host": "cpuimg01", "node": "cpuimg01", "address": "cpuimg01", "gpus": False}]
+    plan = targets(HOSTVARS, ALL, COMPUTE, ["ctl.example.org"], ["ctl.example.org"], image=image)
+    assert [target["host"] for target in plan["targets"]["node"]] == ALL + ["img01", "img02", "img03", "cpuimg01"]
+    assert [target["host"] for target in plan["targets"]["gpu"]][-3:] == ["img01", "img02", "img03"]
+    assert plan["targets"]["gpu"][-1] == {"host": "img03", "node": "img03", "address": "10.2.0.3"}
+    # A running prometheus.yml's image node targets are this plan's own: none is kept twice.
+    running = yaml.safe_dump(prometheus_config(plan, SETTINGS))
+    again = targets(HOSTVARS, ALL, COMPUTE, ["ctl.example.org"], ["ctl.example.org"], running=running,
+                    inventory=ALL, image=image)
+    assert again["targets"] == plan["targets"] and again["kept"] == []
+    # An inventory host of the same Slurm name is scraped once, as the inventory gives it.
+    same = targets(HOSTVARS, ALL, COMPUTE, [], ["ctl.example.org"], image=[
+        {"host": "gpu01", "node": "gpu01", "address": "gpu01", "gpus": True}])
+    assert [target["node"] for target in same["targets"]["gpu"]].count("gpu01") == 1
+    assert image_targets([], IMAGE_PROFILES) == [] and image_targets(None, {}) == []
 
 
 def test_ipv6_targets_are_bracketed():

@@ -28,6 +28,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._node_join im
     image_comment,
     image_label,
     join_plan,
+    node_env,
     munge_key_error,
     needs_listing,
     node_name,
@@ -413,22 +414,45 @@ def test_the_plan_of_a_passing_node():
     plan = join_plan(conf(), "gpu01", "dual-2070", None, True, "gpu01.lab.example", "/run/j", "/etc/munge/munge.key")
     assert [(step["step"], step.get("unit")) for step in plan] == [
         ("munge_key", None), ("start", "munge"), ("slurmd_env", None), ("client_conf", None), ("resume", None),
-        ("start", "slurmd")]
+        ("node_env", None), ("start", "slurmd")]
     assert plan[0]["write"] and plan[2]["path"] == "/run/j/slurmd.env" and plan[3]["path"] == "/run/j/slurm.conf"
     assert plan[2]["content"] == slurmd_env("ctl1:6817,ctl2", "gpu01", "gpu01.lab.example")
     assert plan[3]["content"] == client_conf("lab", "ctl1:6817,ctl2")
     assert plan[4]["argv"] == ["update", "NodeName=gpu01", "State=RESUME"]
+    assert plan[5]["path"] == "/run/j/node.env" and plan[5]["content"] == node_env("gpu01", None)
 
 
 def test_the_plan_of_a_failing_node_drains_before_slurmd():
     plan = join_plan(conf(), "gpu01", "dual-2070", "nvidia-smi shows 1 GPU", False, "gpu01")
-    assert [step["step"] for step in plan] == ["munge_key", "start", "slurmd_env", "client_conf", "drain", "start"]
+    assert [step["step"] for step in plan] == ["munge_key", "start", "slurmd_env", "client_conf", "drain",
+                                               "node_env", "start"]
     assert not plan[0]["write"] and plan[0]["what"] == "/etc/munge/munge.key already holds the overlay's munge key"
     assert plan[2]["path"] == SLURMD_ENV
     assert plan[4]["argv"] == ["update", "NodeName=gpu01", "State=DRAIN", "Reason=gpuops-join: nvidia-smi shows 1 GPU"]
-    assert plan[5]["what"] == "systemctl start slurmd (only once the drain is made)"
+    assert plan[6]["what"] == "systemctl start slurmd (only once the drain is made)"
     with pytest.raises(NodeJoinError):
         join_plan({"conf_server": None}, "gpu01", "p", None, False, "gpu01")
+
+
+@pytest.mark.parametrize("address, shown, listen", [
+    ("10.1.2.3", "10.1.2.3", "10.1.2.3"),
+    ("fd00::1", "fd00::1", "[fd00::1]"),
+    (None, "127.0.0.1", "127.0.0.1"),
+    ("", "127.0.0.1", "127.0.0.1"),
+])
+def test_the_node_env_gives_the_exporters_this_boots_address(address, shown, listen):
+    text = node_env("gpu01", address)
+    assert text.splitlines()[1:] == ["GPUOPS_NODE_NAME=gpu01", "GPUOPS_NODE_ADDRESS=" + shown,
+                                     "GPUOPS_NODE_LISTEN=" + listen]
+    plan = join_plan(conf(), "gpu01", "p", None, False, "gpu01", address=address)
+    assert [step for step in plan if step["step"] == "node_env"][0]["what"].endswith(
+        "(the exporters listen on %s)" % shown)
+
+
+@pytest.mark.parametrize("node, address", [("gpu 01", "10.0.0.1"), ("gpu01", "10.0.0.1; rm"), ("gpu01", "host")])
+def test_the_node_env_refuses_what_is_no_name_or_address(node, address):
+    with pytest.raises(NodeJoinError):
+        node_env(node, address)
 
 
 def test_the_result_record():

@@ -111,6 +111,16 @@ def test_a_node_that_boots_the_target_drained_fails_the_batch():
     assert status["message"] == "gpu01 booted it but is IDLE+DRAIN: gpuops-join: nvidia-smi failed [root@2026-11-30T20:10:00]"
 
 
+def test_a_node_its_health_gate_holds_waits_for_its_checks():
+    held = node("gpu01", "IDLE+DRAIN", image="gpuops-node:2", reason="gpuops-health: active: checks pending (boot)")
+    status = batch_status(nodes(held), "gpu01", "gpuops-node:2")
+    assert status["failed"] == {} and status["back"] == []
+    assert status["waiting"]["gpu01"].startswith("IDLE+DRAIN (its health checks run): gpuops-health: active: checks pending")
+    # A failed check of the same program is a failure.
+    failed = node("gpu01", "IDLE+DRAIN", image="gpuops-node:2", reason="gpuops-health: active: gpu_matmul 10 < 90")
+    assert list(batch_status(nodes(failed), "gpu01", "gpuops-node:2")["failed"]) == ["gpu01"]
+
+
 def test_a_node_slurm_does_not_list_waits():
     assert batch_status(nodes(node("gpu01")), "gpu[01-02]", "gpuops-node:1")["waiting"] == {
         "gpu02": "not listed by Slurm"}
