@@ -204,7 +204,7 @@ fleet: venv images wheelhouse
 
 # Nodes booted from a node image joining at once (IMAGE_JOIN_NODES, default
 # 16): docker run to all idle in Slurm (issue 48, docs/node-images.md).
-image-join: venv images
+image-join: venv images wheelhouse
 	$(BIN)/python bench/image_join.py
 
 # SCALE_NODES="8 64 512 1024" by default; no containers (cached facts).
