@@ -127,7 +127,9 @@ def targets(hostvars, hosts, gpu_hosts, slurm_hosts, monitoring_hosts, by_name=F
                 out["gpu"].append(dict(target))
     if inventory is None:
         inventory = list(hosts) + list(gpu_hosts) + list(slurm_hosts) + list(monitoring_hosts)
-    inventory = list(inventory) + [node["host"] for node in image or []]
+    if image and isinstance(inventory, (list, tuple)):
+        # The image nodes are the plan's own targets (never kept from the running file as strangers).
+        inventory = list(inventory) + [node["host"] for node in image]
     found = running_targets(running)
     kept = _kept(found, inventory, remove)
     # A node the inventory holds under another name (renamed, same Slurm node name) is not scraped twice.
