@@ -27,11 +27,21 @@ fi
 # The Debian packages the images and the containers install (apt-cacher-ng).
 mb=$(size_mb /var/cache/apt-cacher-ng); mb=${mb:-0}
 row machine apt "$([ "$mb" -ge 500 ] && echo warm || echo cold)" "${mb} MB in /var/cache/apt-cacher-ng"
-# The images (tools/build-images.sh).
+# The images (tools/build-images.sh). Read before the setup starts dockerd:
+# without a daemon, docker's own list of tags on disk says what it will have
+# (CI's run of 2026-12-01 reported images cold that the run then found).
+images=(gpuops-lab:bookworm gpuops-lab:trixie gpuops-pkgs:bookworm gpuops-pkgs:trixie gpuops-cuda:bookworm)
+repositories=${GPUOPS_DOCKER_REPOSITORIES:-/var/lib/docker/image/overlay2/repositories.json}
 missing=()
-for image in gpuops-lab:bookworm gpuops-lab:trixie gpuops-pkgs:bookworm gpuops-pkgs:trixie gpuops-cuda:bookworm; do
-  docker image inspect "$image" >/dev/null 2>&1 || missing+=("$image")
-done
+if docker info >/dev/null 2>&1; then
+  for image in "${images[@]}"; do
+    docker image inspect "$image" >/dev/null 2>&1 || missing+=("$image")
+  done
+else
+  for image in "${images[@]}"; do
+    grep -qF "\"$image\"" "$repositories" 2>/dev/null || missing+=("$image")
+  done
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   row machine images warm "all 5 present (each rebuilt if its recipe changed)"
 else

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan, cuda_plan and the settings checks
-nvidia_driver_settings_errors and cuda_settings_errors (docs in the .yml files beside)."""
+"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan, cuda_plan, gpu_hardware and the settings
+checks nvidia_driver_settings_errors and cuda_settings_errors (docs in the .yml files beside)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,6 +17,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan impor
     driver_failures,
     driver_plan,
     driver_settings_errors,
+    hardware_state,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import gpu_failed_reason
 
@@ -72,6 +73,12 @@ def gpu_failed_drain_reason(said):
     return gpu_failed_reason(said if said not in (None, "") else None)
 
 
+def gpu_hardware(pci_gpus, image=False, virtualization_role="", virtualization_type="", container_types=None):
+    """{hardware, container, reason}: whether the GPU roles drive real hardware here, and why not."""
+    return _call("gpu_hardware", hardware_state, pci_gpus, bool(image), virtualization_role, virtualization_type,
+                 container_types)
+
+
 class FilterModule(object):
     """GPU stack plan filters."""
 
@@ -81,6 +88,7 @@ class FilterModule(object):
             "nvidia_driver_plan": nvidia_driver_plan,
             "nvidia_driver_failures": nvidia_driver_failures,
             "gpu_failed_drain_reason": gpu_failed_drain_reason,
+            "gpu_hardware": gpu_hardware,
             "cuda_plan": cuda_plan_filter,
             "nvidia_driver_settings_errors": nvidia_driver_settings_errors,
             "cuda_settings_errors": cuda_settings_errors_filter,

@@ -7,6 +7,7 @@ it reads there must be cold. The others pin the kinds the summary prints.
 """
 
 import importlib.util
+import json
 import os
 import pathlib
 import shutil
@@ -37,6 +38,30 @@ def test_an_empty_checkout_reads_cold(tmp_path):
     assert set(rows) >= {"venv", "ansible-test", "apt", "images", "slurm-packages", "wheelhouse"}
     for name in ("venv", "ansible-test", "slurm-packages", "wheelhouse"):
         assert rows[name] == "cold", (name, proc.stdout)
+
+
+def _images_row(tmp_path, tags):
+    """The images row of tools/test-caches.sh with no Docker daemon, docker's tag list on disk holding tags."""
+    repositories = tmp_path / "repositories.json"
+    listed = {}
+    for tag in tags:
+        listed.setdefault(tag.split(":")[0], {})[tag] = "sha256:0"
+    repositories.write_text(json.dumps({"Repositories": listed}))
+    env = dict(os.environ, DOCKER_HOST=f"unix://{tmp_path}/no-daemon.sock",
+               GPUOPS_DOCKER_REPOSITORIES=str(repositories))
+    proc = subprocess.run(["bash", str(ROOT / "tools" / "test-caches.sh")], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return next(line.split("\t") for line in proc.stdout.splitlines() if line.split("\t")[1] == "images")
+
+
+def test_images_are_read_from_disk_before_the_daemon_runs(tmp_path):
+    # Before the setup starts dockerd, the images are those docker's store on disk names.
+    every = ["gpuops-lab:bookworm", "gpuops-lab:trixie", "gpuops-pkgs:bookworm", "gpuops-pkgs:trixie",
+             "gpuops-cuda:bookworm"]
+    assert _images_row(tmp_path, every)[2] == "warm"
+    row = _images_row(tmp_path, every[:-1])
+    assert row[2:] == ["cold", "missing: gpuops-cuda:bookworm"]
 
 
 def test_every_cache_cold_is_a_fresh_machine(tmp_path):

@@ -386,3 +386,29 @@ def driver_failures(hostvars, hosts, var="__nvidia_driver_failed"):
 def _is_undefined(value):
     """Whether value is Jinja's Undefined (hostvars of a variable that is not set), without importing Jinja."""
     return type(value).__name__.endswith("Undefined")
+
+
+def hardware_state(pci_gpus, image=False, virtualization_role="", virtualization_type="", container_types=()):
+    """Whether the GPU roles drive real hardware on this host, and why not when they do not.
+
+    Returns {"hardware": bool, "container": bool, "reason": str}. Kernel modules,
+    services that need the driver and nvidia-smi checks run only where a real
+    NVIDIA device is there to drive (hardware): never while building a node
+    image (image: its nodes load the driver at boot) and never inside a
+    container (virtualization_role guest with a virtualization_type of
+    container_types: no module can be loaded there). reason says why not, in
+    that order, and is "" when hardware is true.
+    """
+    role = virtualization_role if isinstance(virtualization_role, str) else ""
+    kind = virtualization_type if isinstance(virtualization_type, str) else ""
+    container = role == "guest" and kind in list(container_types or ())
+    gpus = pci_gpus if isinstance(pci_gpus, (list, tuple)) else []
+    if image:
+        reason = "building a node image (gpuops_image_build): its nodes load the driver at boot"
+    elif container:
+        reason = "running in a %scontainer" % ("" if kind == "container" else kind + " ")
+    elif not gpus:
+        reason = "no NVIDIA GPU on the PCI bus"
+    else:
+        reason = ""
+    return {"hardware": not reason, "container": container, "reason": reason}

@@ -10,6 +10,7 @@ __metaclass__ = type
 from ansible_collections.gpuops.cluster.plugins.filter.gpu_plan import (
     FilterModule,
     gpu_failed_drain_reason,
+    gpu_hardware,
     nvidia_driver_failures,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import GPU_FAILED_REASON
@@ -35,3 +36,11 @@ def test_nvidia_driver_failures_reads_the_hosts_given():
     assert nvidia_driver_failures(hostvars, ["gpu01", "gpu02", "gpu03"]) == {
         "gpu01": "gpuops: NVIDIA driver change failed at Install: no candidate"}
     assert nvidia_driver_failures(hostvars, None) == {}
+
+
+def test_gpu_hardware():
+    assert FilterModule().filters()["gpu_hardware"] is gpu_hardware
+    assert gpu_hardware([{"bus_id": "0000:3b:00.0"}], image=None, virtualization_role="guest",
+                        virtualization_type="lxc", container_types=["lxc"]) == {
+        "hardware": False, "container": True, "reason": "running in a lxc container"}
+    assert gpu_hardware([{"bus_id": "0000:3b:00.0"}])["hardware"] is True

@@ -10,7 +10,8 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan import (
-    cuda_plan, cuda_settings_errors, driver_branch, driver_failures, driver_plan, driver_settings_errors)
+    cuda_plan, cuda_settings_errors, driver_branch, driver_failures, driver_plan, driver_settings_errors,
+    hardware_state)
 
 DEBIAN = {
     "source": "distro", "branch": "535", "version": "", "pkg_manager": "apt", "kernel_modules": "proprietary",
@@ -243,3 +244,32 @@ _Undefined.__name__ = "AnsibleUndefined"
 ])
 def test_driver_failures_names_the_hosts_whose_driver_step_failed(hostvars, hosts, expected):
     assert driver_failures(hostvars, hosts) == expected
+
+
+CONTAINERS = ["docker", "podman", "container", "lxc"]
+GPU = [{"bus_id": "0000:3b:00.0", "device_id": "1db6"}]
+
+
+@pytest.mark.parametrize("args, expected", [
+    # A bare-metal GPU node: the hardware is there.
+    ((GPU, False, "host", "kvm"), {"hardware": True, "container": False, "reason": ""}),
+    # A VM guest that is no container, with a GPU passed through.
+    ((GPU, False, "guest", "kvm"), {"hardware": True, "container": False, "reason": ""}),
+    ((GPU, False, "guest", "docker"), {"hardware": False, "container": True, "reason": "running in a docker container"}),
+    ((GPU, False, "guest", "container"), {"hardware": False, "container": True, "reason": "running in a container"}),
+    # The image reason comes first, even in a container.
+    ((GPU, True, "guest", "docker"),
+     {"hardware": False, "container": True,
+      "reason": "building a node image (gpuops_image_build): its nodes load the driver at boot"}),
+    (([], False, "host", ""), {"hardware": False, "container": False, "reason": "no NVIDIA GPU on the PCI bus"}),
+    # A host role of docker is the machine running containers, not one of them.
+    (([], False, "host", "docker"), {"hardware": False, "container": False, "reason": "no NVIDIA GPU on the PCI bus"}),
+    # Facts that are missing or of the wrong type read as "not known".
+    ((None, False, None, None), {"hardware": False, "container": False, "reason": "no NVIDIA GPU on the PCI bus"}),
+])
+def test_hardware_state(args, expected):
+    assert hardware_state(*args, container_types=CONTAINERS) == expected
+
+
+def test_hardware_state_without_container_types_is_never_a_container():
+    assert hardware_state(GPU, False, "guest", "docker") == {"hardware": True, "container": False, "reason": ""}
