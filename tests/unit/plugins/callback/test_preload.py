@@ -16,8 +16,8 @@ import types
 import zipfile
 
 from ansible_collections.gpuops.cluster.plugins.callback.preload import (
-    BYTECODE_PREFIX, CACHE_MARK, CallbackModule, add_bytecode, bytecode_for, claim_cache_dir, install_bytecode,
-    module_cache_key, module_sources, own_plugin_modules, parse_extra, prune_caches)
+    BYTECODE_PREFIX, CACHE_MARK, CallbackModule, add_bytecode, bytecode_for, claim_cache_dir, connection_name,
+    install_bytecode, module_cache_key, module_sources, own_plugin_modules, parse_extra, prune_caches, representatives)
 
 PLUGINS = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "plugins")
 
@@ -230,3 +230,106 @@ def test_the_payload_builder_is_wrapped_once_and_an_unknown_one_is_left_alone():
     assert "has no" in install_bytecode(types.SimpleNamespace())
     other = types.SimpleNamespace(recursive_finder=lambda name, data: None)
     assert "fourth argument" in install_bytecode(other)
+
+
+class _Group:
+    def __init__(self, name):
+        self._name = name
+
+    def get_name(self):
+        return self._name
+
+
+class _Host:
+    def __init__(self, name, *groups):
+        self.name = name
+        self._groups = [_Group(group) for group in groups]
+
+    def get_groups(self):
+        return self._groups
+
+
+def test_one_host_stands_for_each_set_of_groups():
+    hosts = [_Host("ctl", "all", "slurm_controller"), _Host("gpu01", "all", "slurm_compute"),
+             _Host("gpu02", "slurm_compute", "all"), _Host("login", "all", "slurm_login")]
+    found = representatives(hosts)
+    assert [host.name for key, host in found] == ["ctl", "gpu01", "login"]
+    assert found[1][0] == ("all", "slurm_compute")
+    # sets looked at in an earlier play are not looked at again
+    assert [host.name for key, host in representatives(hosts, {("all", "slurm_compute")})] == ["ctl", "login"]
+    assert representatives([]) == []
+
+
+def test_a_connection_name_is_a_plain_string():
+    assert connection_name(" community.docker.docker_api ") == "community.docker.docker_api"
+    assert connection_name("ssh") == "ssh"
+    for value in (None, "", "  ", "{{ my_connection }}", "{% if x %}local{% endif %}", 3, ["ssh"]):
+        assert connection_name(value) is None
+
+
+class _Manager:
+    def __init__(self, hosts, connections):
+        self._inventory = self
+        self._hosts = hosts
+        self._connections = connections
+        self.asked = []
+
+    def get_hosts(self, pattern="all"):
+        self.patterns = getattr(self, "patterns", []) + [pattern]
+        return self._hosts
+
+    def get_vars(self, play=None, host=None, include_hostvars=True):
+        self.asked.append(host.name)
+        value = self._connections.get(host.name)
+        return {} if value is None else {"ansible_connection": value}
+
+
+def test_each_play_imports_its_hosts_connection_plugins_once(monkeypatch):
+    from ansible_collections.gpuops.cluster.plugins.callback import preload
+
+    imported = []
+
+    class _Loader:
+        @staticmethod
+        def get(name, class_only=False):
+            assert class_only
+            imported.append(name)
+            return None if name == "no.such.conn" else object
+
+    monkeypatch.setattr(preload, "connection_loader", _Loader)
+    hosts = [_Host("ctl", "controller"), _Host("gpu01", "compute"), _Host("gpu02", "compute"), _Host("x", "odd")]
+    manager = _Manager(hosts, {"ctl": "community.docker.docker_api", "gpu01": "community.docker.docker_api",
+                               "x": "{{ templated }}"})
+    play = types.SimpleNamespace(_variable_manager=manager, hosts="{{ my_hosts }}", connection="ssh")
+    display = _Display()
+    callback = CallbackModule(display=display)
+    callback.v2_playbook_on_play_start(play)
+    assert manager.patterns == ["all"]  # a templated pattern: every host
+    assert manager.asked == ["ctl", "gpu01", "x"]
+    assert imported == ["community.docker.docker_api", "ssh"]
+    # the next play: nothing asked or imported again
+    play2 = types.SimpleNamespace(_variable_manager=manager, hosts="compute", connection="ssh")
+    callback.v2_playbook_on_play_start(play2)
+    assert manager.patterns == ["all", "compute"] and manager.asked == ["ctl", "gpu01", "x"]
+    assert imported == ["community.docker.docker_api", "ssh"]
+    # a plugin that is not found is reported and left to the workers, never fatal
+    manager._hosts.append(_Host("y", "other"))
+    manager._connections["y"] = "no.such.conn"
+    callback.v2_playbook_on_play_start(play2)
+    assert imported[-1] == "no.such.conn"
+    assert "no.such.conn (not found)" in display.lines[-1][1]
+
+
+def test_a_play_without_a_variable_manager_is_left_alone():
+    display = _Display()
+    callback = CallbackModule(display=display)
+    callback.v2_playbook_on_play_start(types.SimpleNamespace(hosts="all"))
+    assert display.lines == []
+
+    class _Broken:
+        @property
+        def _inventory(self):
+            raise RuntimeError("boom")
+
+    callback.v2_playbook_on_play_start(types.SimpleNamespace(_variable_manager=_Broken(), hosts="all"))
+    assert display.lines[-1][0] == "v" and "boom" in display.lines[-1][1]
