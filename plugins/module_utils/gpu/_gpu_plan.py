@@ -15,6 +15,7 @@ __metaclass__ = type
 import json
 import re
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._container import container_state
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown, unique
 
 try:
@@ -388,25 +389,25 @@ def _is_undefined(value):
     return type(value).__name__.endswith("Undefined")
 
 
-def hardware_state(pci_gpus, image=False, virtualization_role="", virtualization_type="", container_types=()):
+def hardware_state(pci_gpus, image=False, virtualization_role="", virtualization_type="", container_types=None):
     """Whether the GPU roles drive real hardware on this host, and why not when they do not.
 
     Returns {"hardware": bool, "container": bool, "reason": str}. Kernel modules,
     services that need the driver and nvidia-smi checks run only where a real
     NVIDIA device is there to drive (hardware): never while building a node
     image (image: its nodes load the driver at boot) and never inside a
-    container (virtualization_role guest with a virtualization_type of
-    container_types: no module can be loaded there). reason says why not, in
-    that order, and is "" when hardware is true.
+    container (common/_container.py: virtualization_role guest with a
+    virtualization_type of container_types, the collection's list when None):
+    no module can be loaded there. reason says why not, in that order, and is
+    "" when hardware is true.
     """
-    role = virtualization_role if isinstance(virtualization_role, str) else ""
-    kind = virtualization_type if isinstance(virtualization_type, str) else ""
-    container = role == "guest" and kind in list(container_types or ())
+    state = container_state(virtualization_role, virtualization_type, container_types)
+    container = state["container"]
     gpus = pci_gpus if isinstance(pci_gpus, (list, tuple)) else []
     if image:
         reason = "building a node image (gpuops_image_build): its nodes load the driver at boot"
     elif container:
-        reason = "running in a %scontainer" % ("" if kind == "container" else kind + " ")
+        reason = state["reason"]
     elif not gpus:
         reason = "no NVIDIA GPU on the PCI bus"
     else:

@@ -44,3 +44,6 @@ def test_gpu_hardware():
                         virtualization_type="lxc", container_types=["lxc"]) == {
         "hardware": False, "container": True, "reason": "running in a lxc container"}
     assert gpu_hardware([{"bus_id": "0000:3b:00.0"}])["hardware"] is True
+    # the collection's container types by default
+    assert gpu_hardware([{"bus_id": "0000:3b:00.0"}], virtualization_role="guest", virtualization_type="docker")[
+        "reason"] == "running in a docker container"

@@ -271,5 +271,8 @@ def test_hardware_state(args, expected):
     assert hardware_state(*args, container_types=CONTAINERS) == expected
 
 
-def test_hardware_state_without_container_types_is_never_a_container():
-    assert hardware_state(GPU, False, "guest", "docker") == {"hardware": True, "container": False, "reason": ""}
+def test_hardware_state_takes_the_collections_container_types_by_default():
+    assert hardware_state(GPU, False, "guest", "systemd-nspawn") == {
+        "hardware": False, "container": True, "reason": "running in a systemd-nspawn container"}
+    # an empty list given: no type means a container
+    assert hardware_state(GPU, False, "guest", "docker", ()) == {"hardware": True, "container": False, "reason": ""}
