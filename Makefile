@@ -12,7 +12,7 @@ export ANSIBLE_CONFIG := $(CURDIR)/ansible.cfg
 export GPUOPS_PRELOAD_MODULE_CACHE ?= $(CURDIR)/.build/ansiballz-cache
 MOLECULE_SCENARIOS ?= site slurm_trixie gpu_stack health safety maintenance topology day2 ha
 
-.PHONY: help venv host images bare-images pkgs-images lab-image molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench fleet image-join scale scale-smoke clean
+.PHONY: help venv host images bare-images pkgs-images lab-image lab-prepare molecule-lanes wheelhouse slurm-packages lab lab-down validate lint sanity units pytest rules molecule molecule-mitogen dist dist-test test quick cluster suite cluster-down bench fleet image-join scale scale-smoke clean
 
 help:
 	@echo "make lab       start the container lab and converge it (site.yml -i inventory/lab)"
@@ -67,10 +67,16 @@ pkgs-images: venv host
 	tools/build-images.sh --pkgs
 
 # The lab runs on the bare Debian 12 image only: make lab builds nothing else.
-lab-image: venv host
+lab-image: host
 	tools/build-images.sh --bare bookworm
 
-lab: venv lab-image wheelhouse
+# The Python tools (and then the wheelhouse) and the Docker side (daemon, apt
+# cache, lab image) do not need each other: on a fresh machine they are made
+# side by side (about 110 s one after the other, about 60 s at once).
+lab-prepare:
+	$(MAKE) -j2 venv lab-image wheelhouse
+
+lab: lab-prepare
 	tools/lab.sh up
 	# A fresh lab has no jobs to protect: every GPU node installs at once
 	# (gpu_stack.yml's batches are for a cluster in service).
