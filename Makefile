@@ -72,7 +72,8 @@ lab-image: host
 
 # The Python tools (and then the wheelhouse) and the Docker side (daemon, apt
 # cache, lab image) do not need each other: on a fresh machine they are made
-# side by side (about 110 s one after the other, about 60 s at once).
+# side by side (86 s one after the other, 46 s at once, measured 2026-12-02
+# with Docker installed and pip's cache warm: docs/performance.md).
 lab-prepare:
 	$(MAKE) -j2 venv lab-image wheelhouse
 
