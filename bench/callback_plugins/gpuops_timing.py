@@ -82,6 +82,8 @@ class CallbackModule(CallbackBase):
             "play": self._play,
             "task": task.get_name(),
             "role": task._role.get_name() if task._role else "",
+            # file:line of the task, to find the files whose tasks are all skipped on a host.
+            "path": task.get_path(),
             "action": action,
             "host": host,
             "delegated_to": delegated,

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, gpuops.cluster contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan, cuda_plan, gpu_hardware and the settings
-checks nvidia_driver_settings_errors and cuda_settings_errors (docs in the .yml files beside)."""
+"""GPU stack plan filters: nvidia_driver_branch, nvidia_driver_plan, nvidia_driver_todo, cuda_plan, gpu_hardware and
+the settings checks nvidia_driver_settings_errors and cuda_settings_errors (docs in the .yml files beside)."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -17,6 +17,7 @@ from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan impor
     driver_failures,
     driver_plan,
     driver_settings_errors,
+    driver_todo,
     hardware_state,
 )
 from ansible_collections.gpuops.cluster.plugins.module_utils.slurm._slurm_model import gpu_failed_reason
@@ -37,6 +38,11 @@ def nvidia_driver_branch(branch, version, default_branch):
 def nvidia_driver_plan(settings):
     """What nvidia_driver installs, holds and starts, and from which repository."""
     return _call("nvidia_driver_plan", driver_plan, dict(settings))
+
+
+def nvidia_driver_todo(plan, probe, settings):
+    """What nvidia_driver must change on a host: {pending, changing, repository, hold, blacklist, enable, any}."""
+    return _call("nvidia_driver_todo", driver_todo, plan, probe, settings)
 
 
 def cuda_plan_filter(settings):
@@ -87,6 +93,7 @@ class FilterModule(object):
             "nvidia_driver_branch": nvidia_driver_branch,
             "nvidia_driver_plan": nvidia_driver_plan,
             "nvidia_driver_failures": nvidia_driver_failures,
+            "nvidia_driver_todo": nvidia_driver_todo,
             "gpu_failed_drain_reason": gpu_failed_drain_reason,
             "gpu_hardware": gpu_hardware,
             "cuda_plan": cuda_plan_filter,

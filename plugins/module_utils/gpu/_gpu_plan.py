@@ -16,6 +16,7 @@ import json
 import re
 
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._container import container_state
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import FileStateError, stale_entries
 from ansible_collections.gpuops.cluster.plugins.module_utils.common._text import shown, unique
 
 try:
@@ -413,3 +414,87 @@ def hardware_state(pci_gpus, image=False, virtualization_role="", virtualization
     else:
         reason = ""
     return {"hardware": not reason, "container": container, "reason": reason}
+
+
+def _stale(wanted, files):
+    """stale_entries, its error as GpuPlanError."""
+    try:
+        return stale_entries(wanted, files)
+    except FileStateError as exc:
+        raise GpuPlanError(str(exc))
+
+
+def _installed(versions):
+    return [name for name, version in sorted(versions.items()) if version]
+
+
+def driver_todo(plan, probe, settings):
+    """What nvidia_driver must change on a host, read from its plan and one probe; {} of work where nothing differs.
+
+    plan: driver_plan's result. probe: the role's host_probe result (package_versions, package_holds, services,
+    files: the nouveau blacklist and, for NVIDIA's apt repository, its key, list and pin files). settings: hold,
+    blacklist_nouveau (booleans), blacklist (the wanted file as stale_files reads it: path, content, owner, group,
+    mode), nonfree_elsewhere (an apt source other than the role's enables non-free), repo_files (the wanted
+    repository files, as blacklist), repo_key_file (NVIDIA's key: present is enough), check_mode.
+
+    Returns {pending, changing, repository, hold, blacklist, enable, any}: pending, a package is missing or at
+    another version (the install runs); changing, the driver itself is at another version (drain, reload);
+    repository, the package source needs writing; hold, the installed packages not held (apt-mark, dnf
+    versionlock); blacklist, "write", "remove" or ""; enable, the services to enable (one whose unit is not
+    there yet is left to a real run in check mode); any, whether the change steps run at all.
+    """
+    if not isinstance(plan, dict) or not isinstance(settings, dict):
+        raise GpuPlanError("expected the driver plan and the settings mappings")
+    missing_keys = [key for key in ("version_regex", "hold", "versioned", "unversioned") if key not in plan]
+    if missing_keys:
+        raise GpuPlanError("the driver plan lacks %s (nvidia_driver_plan's result is expected)" % ", ".join(missing_keys))
+    probe = probe if isinstance(probe, dict) else {}
+    versions = probe.get("package_versions", {})
+    holds = probe.get("package_holds", {})
+    services = probe.get("services", {})
+    files = probe.get("files", [])
+    if not all(isinstance(value, dict) for value in (versions, holds, services)) or not isinstance(files, list):
+        raise GpuPlanError("the probe's package_versions, package_holds and services must be mappings, its files a list")
+    installed = _installed(versions)
+    regex = re.compile(plan["version_regex"])
+    at_version = [name for name in installed if regex.match(str(versions[name]))]
+    held_names = [name for name in plan["hold"] if not name.startswith("@")]
+    # A dnf module stream (@nvidia-driver:570-dkms) has no version of its own: it is in place when a package it
+    # brings (the hold list) is at the branch.
+    streams_missing = ([name for name in plan["versioned"] if name.startswith("@")]
+                       if not [name for name in held_names if name in at_version] else [])
+    wrong_version = [name for name in plan["versioned"]
+                     if not name.startswith("@") and name not in at_version] + streams_missing
+    missing = [name for name in list(plan["unversioned"]) + list(plan.get("fabricmanager_packages") or [])
+               if name not in installed]
+    pending = bool(wrong_version or missing)
+    hold = []
+    if settings.get("hold"):
+        hold = [name for name in held_names if name in installed and not holds.get(name)]
+    blacklist = ""
+    wanted = settings.get("blacklist") or {}
+    paths = [entry.get("path") for entry in files if isinstance(entry, dict)]
+    if settings.get("blacklist_nouveau"):
+        if _stale([wanted], files):
+            blacklist = "write"
+    elif wanted.get("path") in paths:
+        blacklist = "remove"
+    enable = []
+    for name in plan.get("services") or []:
+        state = services.get(name) or {}
+        if (pending or not state.get("enabled")) and (state.get("loaded") or not settings.get("check_mode")):
+            enable.append(name)
+    source, manager = plan.get("source"), plan.get("pkg_manager")
+    repo_files = list(settings.get("repo_files") or [])
+    if source == "distro" and manager == "apt":
+        # The role writes its own non-free source only where no other apt source enables it.
+        repository = not settings.get("nonfree_elsewhere") and bool(_stale(repo_files, files))
+    elif source == "nvidia" and manager == "apt":
+        repository = settings.get("repo_key_file") not in paths or bool(_stale(repo_files, files))
+    else:
+        # NVIDIA's dnf repository: ansible.builtin.yum_repository compares its own .repo file each time.
+        repository = source == "nvidia"
+    todo = {"pending": pending, "changing": bool(wrong_version), "repository": repository, "hold": hold,
+            "blacklist": blacklist, "enable": enable}
+    todo["any"] = bool(pending or repository or hold or blacklist or enable)
+    return todo

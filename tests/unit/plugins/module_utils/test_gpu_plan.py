@@ -9,9 +9,10 @@ __metaclass__ = type
 
 import pytest
 
+from ansible_collections.gpuops.cluster.plugins.module_utils.common._file_state import content_checksum
 from ansible_collections.gpuops.cluster.plugins.module_utils.gpu._gpu_plan import (
-    cuda_plan, cuda_settings_errors, driver_branch, driver_failures, driver_plan, driver_settings_errors,
-    hardware_state)
+    GpuPlanError, cuda_plan, cuda_settings_errors, driver_branch, driver_failures, driver_plan, driver_settings_errors,
+    driver_todo, hardware_state)
 
 DEBIAN = {
     "source": "distro", "branch": "535", "version": "", "pkg_manager": "apt", "kernel_modules": "proprietary",
@@ -276,3 +277,94 @@ def test_hardware_state_takes_the_collections_container_types_by_default():
         "hardware": False, "container": True, "reason": "running in a systemd-nspawn container"}
     # an empty list given: no type means a container
     assert hardware_state(GPU, False, "guest", "docker", ()) == {"hardware": True, "container": False, "reason": ""}
+
+
+BLACKLIST = {"path": "/etc/modprobe.d/bl.conf", "content": "blacklist nouveau\n", "owner": "root", "group": "root",
+             "mode": "0644"}
+NONFREE = dict(BLACKLIST, path="/etc/apt/sources.list.d/nonfree.sources", content="Components: non-free\n")
+TODO_SETTINGS = {"hold": True, "blacklist_nouveau": True, "blacklist": BLACKLIST, "nonfree_elsewhere": False,
+                 "repo_files": [NONFREE], "repo_key_file": "/etc/apt/keyrings/k.asc", "check_mode": False}
+
+
+def _found(wanted, **changes):
+    """A host_probe files entry for a wanted file as it is on disk (changes: what differs)."""
+    entry = {"path": wanted["path"], "isreg": True, "checksum": content_checksum(wanted["content"]),
+             "pw_name": "root", "gr_name": "root", "mode": "0644"}
+    entry.update(changes)
+    return entry
+
+
+def _probe(versions=None, holds=None, enabled=True, files=None):
+    versions = versions if versions is not None else {
+        "nvidia-kernel-dkms": "535.261.03-1", "nvidia-smi": "535.261.03-1", "nvidia-persistenced": "535.43.02-1"}
+    return {"package_versions": versions,
+            "package_holds": holds if holds is not None else dict.fromkeys(versions, True),
+            "services": {"nvidia-persistenced": {"loaded": True, "enabled": enabled}},
+            "files": files if files is not None else [_found(BLACKLIST), _found(NONFREE)]}
+
+
+def test_driver_todo_nothing_to_do_on_an_up_to_date_host():
+    todo = driver_todo(driver_plan(DEBIAN), _probe(), TODO_SETTINGS)
+    assert todo == {"pending": False, "changing": False, "repository": False, "hold": [], "blacklist": "",
+                    "enable": [], "any": False}
+
+
+def test_driver_todo_a_new_branch_changes_the_driver_and_enables_the_services():
+    todo = driver_todo(driver_plan(dict(DEBIAN, branch="550")), _probe(), TODO_SETTINGS)
+    assert todo["pending"] and todo["changing"] and todo["any"]
+    assert todo["enable"] == ["nvidia-persistenced"] and todo["hold"] == []
+
+
+def test_driver_todo_a_missing_helper_is_pending_without_a_driver_change():
+    versions = {"nvidia-kernel-dkms": "535.261.03-1", "nvidia-smi": "535.261.03-1", "nvidia-persistenced": ""}
+    todo = driver_todo(driver_plan(DEBIAN), _probe(versions=versions), TODO_SETTINGS)
+    assert todo["pending"] and not todo["changing"]
+    # Only what is installed is held; the epoch of a version does not matter.
+    versions = dict(versions, **{"nvidia-persistenced": "1:535.43.02-1", "nvidia-smi": "535.261.03-1"})
+    todo = driver_todo(driver_plan(DEBIAN), _probe(versions=versions, holds={"nvidia-smi": False}), TODO_SETTINGS)
+    assert not todo["pending"] and todo["hold"] == ["nvidia-kernel-dkms", "nvidia-smi", "nvidia-persistenced"]
+    assert driver_todo(driver_plan(DEBIAN), _probe(holds={}), dict(TODO_SETTINGS, hold=False))["any"] is False
+
+
+def test_driver_todo_files_services_and_check_mode():
+    stale = _probe(files=[_found(BLACKLIST, mode="0600"), _found(NONFREE)])
+    assert driver_todo(driver_plan(DEBIAN), stale, TODO_SETTINGS)["blacklist"] == "write"
+    off = dict(TODO_SETTINGS, blacklist_nouveau=False)
+    assert driver_todo(driver_plan(DEBIAN), _probe(), off)["blacklist"] == "remove"
+    assert driver_todo(driver_plan(DEBIAN), _probe(files=[_found(NONFREE)]), off)["any"] is False
+    assert driver_todo(driver_plan(DEBIAN), _probe(enabled=False), TODO_SETTINGS)["enable"] == ["nvidia-persistenced"]
+    # In check mode a unit the packages have not installed yet cannot be enabled.
+    fresh = {"package_versions": {}, "package_holds": {}, "services": {"nvidia-persistenced": {"loaded": False}},
+             "files": []}
+    todo = driver_todo(driver_plan(DEBIAN), fresh, dict(TODO_SETTINGS, check_mode=True))
+    assert todo["enable"] == [] and todo["pending"] and todo["repository"] and todo["blacklist"] == "write"
+
+
+def test_driver_todo_package_sources():
+    no_source = _probe(files=[_found(BLACKLIST)])
+    assert driver_todo(driver_plan(DEBIAN), no_source, TODO_SETTINGS)["repository"] is True
+    # Another apt source enables non-free: the role writes none of its own.
+    elsewhere = dict(TODO_SETTINGS, nonfree_elsewhere=True)
+    assert driver_todo(driver_plan(DEBIAN), no_source, elsewhere)["repository"] is False
+    plan = driver_plan(UBUNTU)
+    versions = {"cuda-drivers-570": "570.86.15-1", "nvidia-driver-570": "570.86.15-0ubuntu1",
+                "nvidia-fabricmanager-570": "570.86.15-1"}
+    repo = dict(BLACKLIST, path="/etc/apt/sources.list.d/nvidia.list", content="deb x /\n")
+    nvidia = dict(TODO_SETTINGS, repo_files=[repo])
+    services = {name: {"loaded": True, "enabled": True} for name in plan["services"]}
+    probe = dict(_probe(versions=versions), services=services,
+                 files=[_found(BLACKLIST), _found(repo), {"path": "/etc/apt/keyrings/k.asc", "isreg": True}])
+    assert driver_todo(plan, probe, nvidia)["any"] is False
+    assert driver_todo(plan, dict(probe, files=probe["files"][:2]), nvidia)["repository"] is True
+    assert driver_todo(dict(plan, pkg_manager="dnf"), probe, dict(nvidia, repo_files=[]))["repository"] is True
+
+
+@pytest.mark.parametrize("plan, probe, settings", [
+    ("plan", {}, {}), ({}, {}, "settings"),
+    (driver_plan(DEBIAN), {"package_versions": []}, TODO_SETTINGS),
+    (driver_plan(DEBIAN), {"files": [{"mode": "0644"}]}, TODO_SETTINGS),
+    (driver_plan(DEBIAN), {"services": None}, TODO_SETTINGS),
+])
+def test_driver_todo_refuses_garbage(plan, probe, settings):
+    with pytest.raises(GpuPlanError):
+        driver_todo(plan, probe, settings)
